@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xonly_sys.h - raw wrappers for the system calls the xonly series adds.
+ *
+ * glibc's pkey_get()/pkey_set() emulate the calls with RDPKRU/WRPKRU in
+ * user space; these enter the kernel.  They return -1 and set errno
+ * (ENOSYS on a kernel without the series), like syscall(2).
+ */
+#ifndef XONLY_SYS_H
+#define XONLY_SYS_H
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <xonly/uapi.h>
+
+static inline int sys_pkey_get(int pkey, unsigned long flags)
+{
+	return (int)syscall(XONLY_NR_pkey_get, pkey, flags);
+}
+
+static inline int sys_pkey_set(int pkey, unsigned long rights, unsigned long flags)
+{
+	return (int)syscall(XONLY_NR_pkey_set, pkey, rights, flags);
+}
+
+#endif
