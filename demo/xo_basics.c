@@ -18,30 +18,12 @@
 #include <unistd.h>
 
 #include "fault.h"
+#include "mapping.h"
 #include "pkru.h"
 #include "xonly_sys.h"
 
 /* mov eax, 42; ret */
 static const unsigned char answer_code[] = { 0xb8, 0x2a, 0x00, 0x00, 0x00, 0xc3 };
-
-static int smaps_pkey(const void *addr)
-{
-	char line[256];
-	unsigned long lo, hi, a = (unsigned long)addr;
-	int pkey = -1, in = 0;
-	FILE *f = fopen("/proc/self/smaps", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
-			in = a >= lo && a < hi;
-		else if (in && sscanf(line, "ProtectionKey: %d", &pkey) == 1)
-			break;
-	}
-	fclose(f);
-	return pkey;
-}
 
 int main(void)
 {

@@ -80,6 +80,31 @@ bool fault_write8(volatile void *p, struct fault *f)
 	return fault_catch(do_write8, (void *)p, f);
 }
 
+struct store8 {
+	volatile unsigned char *p;
+	unsigned char v;
+};
+
+static void do_store8(void *arg)
+{
+	struct store8 *st = arg;
+
+	*st->p = st->v;
+}
+
+bool fault_store8(volatile void *p, unsigned char v, struct fault *f)
+{
+	struct store8 st = { p, v };
+
+	return fault_catch(do_store8, &st, f);
+}
+
+bool fault_is_pkuerr(const struct fault *f, int pkey, const volatile void *addr)
+{
+	return f->hit && f->signo == SIGSEGV && f->code == SEGV_PKUERR && f->pkey == pkey &&
+	       f->addr == (const void *)addr;
+}
+
 const char *fault_str(const struct fault *f)
 {
 	static __thread char buf[96];

@@ -27,8 +27,12 @@ void fault_setup(void);
 bool fault_catch(void (*fn)(void *arg), void *arg, struct fault *f);
 /* Probe a 1-byte load from @p. */
 bool fault_read8(const volatile void *p, struct fault *f);
-/* Probe a 1-byte store of the byte already there to @p. */
+/* Probe a 1-byte load then store of the byte already there to @p. */
 bool fault_write8(volatile void *p, struct fault *f);
+/* Probe a pure 1-byte store of @v (no load first: AD alone faults a load). */
+bool fault_store8(volatile void *p, unsigned char v, struct fault *f);
+/* @f is a SIGSEGV SEGV_PKUERR for key @pkey at exactly @addr. */
+bool fault_is_pkuerr(const struct fault *f, int pkey, const volatile void *addr);
 /* "SEGV_PKUERR pkey 3 at 0x..." or "no fault", for diagnostics. */
 const char *fault_str(const struct fault *f);
 

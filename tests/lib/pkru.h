@@ -15,6 +15,19 @@
 #define PKRU_AD(pkey)	(1u << (2 * (pkey)))
 #define PKRU_WD(pkey)	(2u << (2 * (pkey)))
 
+/* @pkru with key @k's two bits replaced by @rights (PKEY_DISABLE_*). */
+static inline uint32_t pkru_with(uint32_t pkru, int k, unsigned int rights)
+{
+	pkru &= ~(3u << (2 * k));
+	return pkru | (rights & 3u) << (2 * k);
+}
+
+/* Key @k's PKEY_DISABLE_* bits in @pkru. */
+static inline unsigned int pkru_rights(uint32_t pkru, int k)
+{
+	return (pkru >> (2 * k)) & 3u;
+}
+
 static inline bool cpuid_pku(void)
 {
 	unsigned int a, b, c, d;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <pthread.h>
 #include <stdarg.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -74,6 +75,13 @@ void tap_bail(const char *fmt, ...)
 	va_end(ap);
 	tap_failed++;
 	exit(tap_done());
+}
+
+const char *errname(int err)
+{
+	const char *s = err ? strerrorname_np(err) : NULL;
+
+	return s ? s : err ? "unknown errno" : "0";
 }
 
 int tap_done(void)

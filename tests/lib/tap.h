@@ -19,6 +19,8 @@ void tap_skip(const char *reason, const char *fmt, ...) __attribute__((format(pr
 void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A fatal setup error: report it as a failure, print the plan, exit 1. */
 void tap_bail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* "EINVAL" for EINVAL, "0" for 0: errno names read better than texts in TAP. */
+const char *errname(int err);
 /* Print the plan; returns the exit status for main(). */
 int tap_done(void);
 

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mapping.h - anonymous pages for tests and what /proc/self/smaps says
+ * about them.
+ */
+#ifndef XONLY_MAPPING_H
+#define XONLY_MAPPING_H
+
+#include <stddef.h>
+
+size_t page_size(void);
+/* One private anonymous RW page; a failure is fatal (tap_bail). */
+char *map_anon_page(void);
+/* The "ProtectionKey:" of the smaps entry that holds @addr, or -1. */
+int smaps_pkey(const void *addr);
+
+#endif
