@@ -11,12 +11,12 @@ BUILD   ?= build
 
 CC      := gcc
 CFLAGS  := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
-           -Ikernel/include -Itests/lib
+           -Ikernel/include -Itests/lib -I/usr/include/capstone
 # Guest programs are static: the initramfs has no libc of its own.
 LDFLAGS := -static -pthread
 
 .DEFAULT_GOAL := help
-.PHONY: help deps guest kernel initramfs check check-all demo shell checkpatch \
+.PHONY: help deps guest kernel initramfs check check-all demo shell bench checkpatch \
         series-build clean
 
 help:
@@ -26,6 +26,7 @@ help:
 	@echo '  make check-all    the same for each of: $(KVERS)'
 	@echo '  make demo         boot the VM and run the demo'
 	@echo '  make shell        boot the VM into an interactive shell (exit with: reboot -f)'
+	@echo '  make bench        boot the VM and run the benchmarks (ratios measured side by side)'
 	@echo '  make kernel       only build (or find cached) the kernel for KVER'
 	@echo '  make initramfs    only build the initramfs for KVER'
 	@echo '  make guest        only build the guest programs into $(BUILD)/guest'
@@ -40,13 +41,22 @@ deps:
 	@scripts/deps
 
 # --- guest programs -----------------------------------------------------------
-TEST_LIB_SRC := $(wildcard tests/lib/*.c)
-TEST_LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_LIB_SRC))
+# tests/lib/*.c       -> libxotest.a, linked into every guest program
+# tests/DIR/NAME.c    -> /xonly/tests/DIR/NAME, one test program per file
+# demo/NAME.c         -> /xonly/bin/NAME
+# jit-demo/*.c        -> /xonly/bin/jit-demo (main.c has main(); the rest
+#                        is libjit.a, which tests/jit/ programs link too)
+LDLIBS       := -lcapstone
 TEST_LIB     := $(BUILD)/obj/libxotest.a
-TEST_SRC     := $(wildcard tests/kernel/*.c)
+JIT_LIB      := $(BUILD)/obj/libjit.a
+TEST_LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/lib/*.c))
+JIT_LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out jit-demo/main.c,$(wildcard jit-demo/*.c)))
+TEST_SRC     := $(wildcard tests/*/*.c)
+TEST_SRC     := $(filter-out tests/lib/%,$(TEST_SRC))
 TEST_BIN     := $(patsubst tests/%.c,$(BUILD)/guest/tests/%,$(TEST_SRC))
 DEMO_BIN     := $(patsubst demo/%.c,$(BUILD)/guest/bin/%,$(wildcard demo/*.c))
-HDRS         := $(wildcard tests/lib/*.h kernel/include/xonly/*.h)
+JIT_BIN      := $(if $(wildcard jit-demo/main.c),$(BUILD)/guest/bin/jit-demo)
+HDRS         := $(wildcard tests/lib/*.h kernel/include/xonly/*.h jit-demo/*.h)
 
 $(BUILD)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(@D)
@@ -56,15 +66,27 @@ $(TEST_LIB): $(TEST_LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/guest/tests/%: tests/%.c $(TEST_LIB) $(HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< $(TEST_LIB) $(LDFLAGS)
+$(JIT_LIB): $(JIT_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
 
-$(BUILD)/guest/bin/%: demo/%.c $(TEST_LIB) $(HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< $(TEST_LIB) $(LDFLAGS)
+# Every guest program may use the JIT library and capstone; static linking
+# keeps what it does not use out.
+GUEST_LIBS := $(if $(JIT_LIB_OBJ),$(JIT_LIB)) $(TEST_LIB)
 
-guest: $(TEST_BIN) $(DEMO_BIN)
+$(BUILD)/guest/tests/%: tests/%.c $(GUEST_LIBS) $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Ijit-demo -o $@ $< $(GUEST_LIBS) $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/guest/bin/%: demo/%.c $(GUEST_LIBS) $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(GUEST_LIBS) $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/guest/bin/jit-demo: $(BUILD)/obj/jit-demo/main.o $(GUEST_LIBS)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+guest: $(TEST_BIN) $(DEMO_BIN) $(JIT_BIN)
 
 # --- kernel, image, VM -----------------------------------------------------------
 kernel: deps
@@ -85,6 +107,9 @@ demo: deps guest
 
 shell: deps guest
 	@scripts/check --patches $(PATCHES) --mode shell $(KVER)
+
+bench: deps guest
+	@scripts/check --patches $(PATCHES) --mode bench $(KVER)
 
 checkpatch: deps
 	@scripts/checkpatch $(KVERS)
