@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "mapping.h"
+#include "xomap.h"
+
+#define HUGE_2M		(2ul << 20)
+#define BEFORE_FILL	0x5a	/* the readable page below the code */
+
+static size_t one_page(void)
+{
+	return page_size();
+}
+
+static size_t two_mib(void)
+{
+	return HUGE_2M;
+}
+
+long smaps_kb(const void *addr, const char *field)
+{
+	char line[4096], name[64];
+	unsigned long start, end, a = (unsigned long)addr;
+	long kb = -1, v;
+	bool in = false;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2)
+			in = start <= a && a < end;
+		else if (in && sscanf(line, "%63[^:]: %ld", name, &v) == 2 && !strcmp(name, field)) {
+			kb = v;
+			break;
+		}
+	}
+	fclose(f);
+	return kb;
+}
+
+static int fail(struct xomap *m, int ret, const char *what)
+{
+	snprintf(m->why, sizeof(m->why), "%s: %s", what, strerror(errno));
+	return ret;
+}
+
+static int map_rw(struct xomap *m, int extra_flags)
+{
+	void *p = mmap(m->code, m->len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | extra_flags, -1, 0);
+
+	return p == MAP_FAILED ? fail(m, -1, "mmap") : 0;
+}
+
+static int anon_map(struct xomap *m)
+{
+	return map_rw(m, 0);
+}
+
+static int thp_map(struct xomap *m)
+{
+	long kb;
+
+	if (map_rw(m, 0))
+		return -1;
+	if (madvise(m->code, m->len, MADV_HUGEPAGE))
+		return fail(m, 1, "madvise(MADV_HUGEPAGE)");
+	m->code[0] = 1;	/* the first touch of an aligned VMA takes a huge page */
+	kb = smaps_kb(m->code, "AnonHugePages");
+	if (kb < (long)(m->len >> 10)) {
+		char mode[64] = "?";
+		FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+
+		if (f) {
+			if (!fgets(mode, sizeof(mode), f))
+				strcpy(mode, "?");
+			mode[strcspn(mode, "\n")] = 0;
+			fclose(f);
+		}
+		snprintf(m->why, sizeof(m->why), "no huge page: AnonHugePages %ld kB, THP mode '%s'", kb, mode);
+		return 1;
+	}
+	return 0;
+}
+
+static int hugetlb_map(struct xomap *m)
+{
+	void *p = mmap(m->code, m->len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_HUGETLB, -1, 0);
+
+	if (p == MAP_FAILED && errno == ENOMEM) {
+		snprintf(m->why, sizeof(m->why), "no free 2 MiB hugetlb page (vm.nr_hugepages)");
+		return 1;
+	}
+	if (p == MAP_FAILED)
+		return fail(m, -1, "mmap(MAP_HUGETLB)");
+	m->code[0] = 1;
+	return 0;
+}
+
+/* The key smaps reports must be @want, or any non-zero key if @want < 0. */
+static int check_key(struct xomap *m, int want)
+{
+	int k = smaps_pkey(m->code);
+
+	if (want < 0 ? k < 1 || k > 15 : k != want) {
+		snprintf(m->why, sizeof(m->why), "smaps ProtectionKey %d, want %d", k, want);
+		return -1;
+	}
+	m->pkey = k;
+	return 0;
+}
+
+static int xo_protect(struct xomap *m)
+{
+	if (mprotect(m->code, m->len, PROT_EXEC))
+		return fail(m, -1, "mprotect(PROT_EXEC)");
+	return check_key(m, -1);
+}
+
+static int thp_protect(struct xomap *m)
+{
+	long kb;
+
+	if (xo_protect(m))
+		return -1;
+	kb = smaps_kb(m->code, "AnonHugePages");
+	if (kb < (long)(m->len >> 10)) {
+		snprintf(m->why, sizeof(m->why), "mprotect(PROT_EXEC) split the huge page: AnonHugePages %ld kB", kb);
+		return -1;
+	}
+	return 0;
+}
+
+static int pkey_protect_prot(struct xomap *m, int prot)
+{
+	int k = pkey_alloc(0, PKEY_DISABLE_ACCESS);
+
+	if (k < 0)
+		return fail(m, -1, "pkey_alloc");
+	m->alloc_key = k;
+	if (pkey_mprotect(m->code, m->len, prot, k))
+		return fail(m, -1, "pkey_mprotect");
+	return check_key(m, k);
+}
+
+static int pkey_rx_protect(struct xomap *m)
+{
+	return pkey_protect_prot(m, PROT_READ | PROT_EXEC);
+}
+
+static int pkey_x_protect(struct xomap *m)
+{
+	return pkey_protect_prot(m, PROT_EXEC);
+}
+
+const struct xomap_kind xomap_kinds[] = {
+	{ "anon", "anonymous page, mprotect(PROT_EXEC)", one_page, 0, anon_map, xo_protect, true, false },
+	{ "pkey", "anonymous page, pkey_mprotect(PROT_READ|PROT_EXEC) with a PKEY_DISABLE_ACCESS key",
+	  one_page, 0, anon_map, pkey_rx_protect, false, true },
+	{ "pkey-x", "anonymous page, pkey_mprotect(PROT_EXEC) with a PKEY_DISABLE_ACCESS key",
+	  one_page, 0, anon_map, pkey_x_protect, false, false },
+	{ "thp", "2 MiB transparent huge page (MADV_HUGEPAGE), mprotect(PROT_EXEC)",
+	  two_mib, HUGE_2M, thp_map, thp_protect, true, false },
+	{ "hugetlb", "2 MiB MAP_HUGETLB page, mprotect(PROT_EXEC)", two_mib, HUGE_2M, hugetlb_map, xo_protect,
+	  true, false },
+};
+const int xomap_nkinds = sizeof(xomap_kinds) / sizeof(xomap_kinds[0]);
+
+const struct xomap_kind *xomap_kind(const char *name)
+{
+	for (int i = 0; i < xomap_nkinds; i++)
+		if (!strcmp(xomap_kinds[i].name, name))
+			return &xomap_kinds[i];
+	return NULL;
+}
+
+int xomap_map(const struct xomap_kind *k, struct xomap *m)
+{
+	size_t pg = page_size(), align = k->align ? k->align : pg;
+	uintptr_t code;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	m->kind = k;
+	m->pkey = m->alloc_key = -1;
+	m->len = k->size();
+	/* Room for the page below and for aligning the code: PROT_NONE until used. */
+	m->resv_len = m->len + align + pg;
+	m->resv = mmap(NULL, m->resv_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m->resv == MAP_FAILED) {
+		m->resv = NULL;
+		return fail(m, -1, "mmap of the reservation");
+	}
+	code = ((uintptr_t)m->resv + pg + align - 1) & ~(uintptr_t)(align - 1);
+	m->code = (char *)code;
+	m->before = m->code - pg;
+	if (mmap(m->before, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+		r = fail(m, -1, "mmap of the page below");
+	else
+		r = k->map(m);
+	if (r) {
+		xomap_unmap(m);
+		return r;
+	}
+	memset(m->before, BEFORE_FILL, pg);
+	return 0;
+}
+
+int xomap_protect(struct xomap *m)
+{
+	return m->kind->protect(m);
+}
+
+void xomap_unmap(struct xomap *m)
+{
+	if (m->resv)
+		munmap(m->resv, m->resv_len);
+	if (m->alloc_key >= 0)
+		pkey_free(m->alloc_key);
+	m->resv = NULL;
+	m->alloc_key = -1;
+}
