@@ -88,6 +88,70 @@ $(BUILD)/guest/bin/jit-demo: $(BUILD)/obj/jit-demo/main.o $(GUEST_LIBS)
 
 guest: $(TEST_BIN) $(DEMO_BIN) $(JIT_BIN)
 
+# --- xoloader (issue 4) ------------------------------------------------------------
+# xoloader/*.c        -> /xonly/bin/xoload (static-pie: it must not sit where a
+#                        non-PIE PROG wants to be mapped) and /xonly/lib/xoaudit.so
+#                        (the LD_AUDIT module: libelf is not PIC in Debian, so it is
+#                        linked dynamically and libelf.so.1 goes into the image)
+# tests/xoload/dyn/NAME.c -> /xonly/tests/xoload/NAME, dynamically linked
+# tests/xoload/NAME.sh    -> /xonly/tests/xoload/NAME (shell tests)
+# tests/xoload/lib/*      -> /xonly/lib/xoload/: helpers the tests run under xoload
+XO_CFLAGS  := $(CFLAGS) -Wno-format-truncation
+XO_HDRS    := $(wildcard xoloader/*.h)
+XO_LOADER  := xoloader/xoload.c xoloader/load.c xoloader/elfplan.c xoloader/report.c
+XO_AUDIT   := xoloader/audit.c xoloader/elfplan.c xoloader/report.c
+XO_GUEST   := $(BUILD)/guest/bin/xoload $(BUILD)/guest/lib/xoaudit.so \
+              $(patsubst tests/xoload/dyn/%.c,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/dyn/*.c)) \
+              $(patsubst tests/xoload/%.sh,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/*.sh))
+XO_LIBDIR  := $(BUILD)/guest/lib/xoload
+XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/hello $(XO_LIBDIR)/hello-nosep \
+              $(XO_LIBDIR)/hello-static $(XO_LIBDIR)/libtextrel.so $(XO_LIBDIR)/textrel-user
+# Dynamically linked guest programs: the image has glibc's ld.so and libc.
+XO_DYN     := -Wl,-Bstatic -lcapstone -Wl,-Bdynamic
+
+$(BUILD)/guest/bin/xoload: $(XO_LOADER) $(XO_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) -static-pie -o $@ $(XO_LOADER) -lelf -lz
+
+$(BUILD)/guest/lib/xoaudit.so: $(XO_AUDIT) $(XO_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) -shared -fPIC -o $@ $(XO_AUDIT) -lelf
+
+$(BUILD)/guest/tests/xoload/%: tests/xoload/dyn/%.c $(TEST_LIB) $(HDRS) $(XO_HELPERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(TEST_LIB) $(XO_DYN)
+
+$(BUILD)/guest/tests/xoload/%: tests/xoload/%.sh $(XO_HELPERS)
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+$(XO_LIBDIR)/libxoprobe.so: tests/xoload/lib/xoprobe.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -fPIC -o $@ $<
+
+$(XO_LIBDIR)/hello: tests/xoload/lib/hello.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
+
+$(XO_LIBDIR)/hello-nosep: tests/xoload/lib/hello.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Wl,-z,noseparate-code -o $@ $<
+
+$(XO_LIBDIR)/hello-static: tests/xoload/lib/hello.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -static -o $@ $<
+
+# Text relocations: non-PIC code in a shared object, linked with -z notext.
+$(XO_LIBDIR)/libtextrel.so: tests/xoload/lib/textrel.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fno-pic -mcmodel=large -shared -Wl,-z,notext -o $@ $<
+
+$(XO_LIBDIR)/textrel-user: tests/xoload/lib/textrel-user.c $(XO_LIBDIR)/libtextrel.so
+	$(CC) $(CFLAGS) -o $@ $< -L$(XO_LIBDIR) -ltextrel -Wl,-rpath,/xonly/lib/xoload
+
+guest: $(XO_GUEST)
+# --- end of xoloader ---------------------------------------------------------------
+
 # --- kernel, image, VM -----------------------------------------------------------
 kernel: deps
 	@scripts/build-kernel --patches $(PATCHES) $(KVER) >/dev/null

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * load.c - validate and map an ELF image, as binfmt_elf would.
+ *
+ * Every field the mapping uses is checked before use: the file is read
+ * with pread into fixed buffers, every offset and size is checked against
+ * the file size and for overflow, PT_LOADs must be sorted, non-overlapping
+ * and congruent modulo the page size, the entry point must be in an
+ * executable segment.  A corrupt file gets a one-line reason, never a crash.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "load.h"
+
+/* Larger than any real program: a bigger span is a corrupt p_memsz. */
+#define MAX_SPAN	(1ull << 36)
+#define USER_TOP	(1ull << 47)
+
+#define fail(code, ...) do { snprintf(err, errlen, __VA_ARGS__); return code; } while (0)
+
+static uint64_t pg(void)
+{
+	static uint64_t ps;
+
+	if (!ps)
+		ps = (uint64_t)sysconf(_SC_PAGESIZE);
+	return ps;
+}
+
+static uint64_t down(uint64_t x) { return x & ~(pg() - 1); }
+static uint64_t up(uint64_t x) { return (x + pg() - 1) & ~(pg() - 1); }
+
+int image_open(struct image *im, const char *path, char *err, size_t errlen)
+{
+	const Elf64_Ehdr *eh = &im->eh;
+	uint64_t fsize, prev_end = 0;
+	bool have_load = false, entry_ok = false;
+	struct stat st;
+	ssize_t n;
+	int i;
+
+	memset(im, 0, sizeof(*im));
+	im->path = path;
+	im->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (im->fd < 0)
+		fail(errno == ENOENT || errno == ENOTDIR ? 127 : 126, "%s: %s", path, strerror(errno));
+	if (fstat(im->fd, &st) || !S_ISREG(st.st_mode))
+		fail(126, "%s: not a regular file", path);
+	fsize = (uint64_t)st.st_size;
+	n = pread(im->fd, &im->eh, sizeof(im->eh), 0);
+	if (n >= 4 && !memcmp(eh->e_ident, "#!", 2))
+		fail(126, "%s: a script: run its interpreter under xoload instead", path);
+	if (n < 4 || memcmp(eh->e_ident, ELFMAG, SELFMAG))
+		fail(126, "%s: not an ELF file", path);
+	if (n != sizeof(im->eh))
+		fail(126, "%s: truncated ELF header", path);
+	if (eh->e_ident[EI_CLASS] != ELFCLASS64)
+		fail(126, "%s: not a 64-bit ELF file", path);
+	if (eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_machine != EM_X86_64)
+		fail(126, "%s: not an x86-64 ELF file", path);
+	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
+		fail(126, "%s: not an executable (ELF type %u)", path, eh->e_type);
+	if (eh->e_phentsize != sizeof(Elf64_Phdr))
+		fail(126, "%s: bad program header size %u", path, eh->e_phentsize);
+	if (eh->e_phnum == 0 || eh->e_phnum > LOAD_MAX_PHNUM)
+		fail(126, "%s: program header count %u out of range 1..%d", path, eh->e_phnum, LOAD_MAX_PHNUM);
+	if (eh->e_phoff > fsize || fsize - eh->e_phoff < (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr))
+		fail(126, "%s: truncated program headers", path);
+	n = pread(im->fd, im->ph, eh->e_phnum * sizeof(Elf64_Phdr), (off_t)eh->e_phoff);
+	if (n != (ssize_t)(eh->e_phnum * sizeof(Elf64_Phdr)))
+		fail(126, "%s: cannot read program headers", path);
+
+	for (i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = &im->ph[i];
+
+		if (ph->p_type == PT_INTERP) {
+			if (im->has_interp)
+				fail(126, "%s: more than one PT_INTERP", path);
+			if (ph->p_filesz < 2 || ph->p_filesz > sizeof(im->interp) ||
+			    ph->p_offset > fsize || fsize - ph->p_offset < ph->p_filesz)
+				fail(126, "%s: bad PT_INTERP", path);
+			if (pread(im->fd, im->interp, ph->p_filesz, (off_t)ph->p_offset) != (ssize_t)ph->p_filesz ||
+			    im->interp[ph->p_filesz - 1] || strlen(im->interp) != ph->p_filesz - 1)
+				fail(126, "%s: bad PT_INTERP string", path);
+			im->has_interp = true;
+		}
+		if (ph->p_type == PT_PHDR)
+			im->phdr_va = ph->p_vaddr;
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (ph->p_filesz > ph->p_memsz)
+			fail(126, "%s: PT_LOAD %d: p_filesz > p_memsz", path, i);
+		if (ph->p_memsz > MAX_SPAN || ph->p_vaddr > USER_TOP || ph->p_vaddr + ph->p_memsz > USER_TOP)
+			fail(126, "%s: PT_LOAD %d: huge or out-of-range p_memsz/p_vaddr", path, i);
+		if (ph->p_offset > fsize || fsize - ph->p_offset < ph->p_filesz)
+			fail(126, "%s: PT_LOAD %d: extends past the end of the file (truncated?)", path, i);
+		if ((ph->p_offset ^ ph->p_vaddr) & (pg() - 1))
+			fail(126, "%s: PT_LOAD %d: p_offset and p_vaddr not congruent modulo the page size", path, i);
+		if (ph->p_align & (ph->p_align - 1))
+			fail(126, "%s: PT_LOAD %d: p_align not a power of two", path, i);
+		if (have_load && ph->p_vaddr < prev_end)
+			fail(126, "%s: PT_LOAD %d: overlaps or precedes the previous PT_LOAD", path, i);
+		if (!have_load)
+			im->lo = down(ph->p_vaddr);
+		have_load = true;
+		prev_end = ph->p_vaddr + ph->p_memsz;
+		im->hi = up(prev_end);
+		if ((ph->p_flags & PF_X) && eh->e_entry >= ph->p_vaddr && eh->e_entry < prev_end)
+			entry_ok = true;
+		/* Program headers without PT_PHDR: find them in the file image. */
+		if (!im->phdr_va && eh->e_phoff >= ph->p_offset &&
+		    eh->e_phoff + eh->e_phnum * sizeof(Elf64_Phdr) <= ph->p_offset + ph->p_filesz)
+			im->phdr_va = ph->p_vaddr + (eh->e_phoff - ph->p_offset);
+	}
+	if (!have_load)
+		fail(126, "%s: no PT_LOAD segment", path);
+	if (im->hi - im->lo > MAX_SPAN)
+		fail(126, "%s: PT_LOADs span more than %llu GiB", path, MAX_SPAN >> 30);
+	if (!entry_ok)
+		fail(126, "%s: entry point 0x%llx is not in an executable segment", path,
+		     (unsigned long long)eh->e_entry);
+	if (!im->phdr_va)
+		fail(126, "%s: program headers are not in a loaded segment", path);
+	if (eh->e_type == ET_EXEC && im->lo < 0x10000)
+		fail(126, "%s: ET_EXEC below 64 KiB", path);
+	return 0;
+}
+
+static int prot_of(uint32_t f)
+{
+	return (f & PF_R ? PROT_READ : 0) | (f & PF_W ? PROT_WRITE : 0) | (f & PF_X ? PROT_EXEC : 0);
+}
+
+int image_map(struct image *im, char *err, size_t errlen)
+{
+	uint64_t align = pg(), span = im->hi - im->lo, base;
+	void *res;
+	int i;
+
+	for (i = 0; i < im->eh.e_phnum; i++)
+		if (im->ph[i].p_type == PT_LOAD && im->ph[i].p_align > align && im->ph[i].p_align <= (1u << 30))
+			align = im->ph[i].p_align;
+	if (im->eh.e_type == ET_EXEC) {
+		/* Fixed addresses: refuse to replace anything (xoload itself lives somewhere). */
+		res = mmap((void *)im->lo, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (res == MAP_FAILED || res != (void *)im->lo)
+			fail(126, "%s: cannot map at 0x%llx: %s", im->path, (unsigned long long)im->lo,
+			     res == MAP_FAILED ? strerror(errno) : "address in use");
+		base = im->lo;
+	} else {
+		res = mmap(NULL, span + align - pg(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (res == MAP_FAILED)
+			fail(126, "%s: cannot reserve %llu bytes: %s", im->path, (unsigned long long)span, strerror(errno));
+		base = ((uint64_t)res + align - 1) & ~(align - 1);
+		if (base > (uint64_t)res)
+			munmap(res, base - (uint64_t)res);
+		if ((uint64_t)res + span + align - pg() > base + span)
+			munmap((void *)(base + span), (uint64_t)res + span + align - pg() - (base + span));
+	}
+	im->bias = base - im->lo;
+
+	for (i = 0; i < im->eh.e_phnum; i++) {
+		const Elf64_Phdr *ph = &im->ph[i];
+		uint64_t va, fend, mend, zpage;
+		int prot = prot_of(ph->p_flags);
+
+		if (ph->p_type != PT_LOAD || ph->p_memsz == 0)
+			continue;
+		va = down(ph->p_vaddr) + im->bias;
+		fend = ph->p_vaddr + ph->p_filesz + im->bias;
+		mend = ph->p_vaddr + ph->p_memsz + im->bias;
+		if (ph->p_filesz) {
+			/* Writable while we zero the partial bss page. */
+			int p = prot | (mend > fend && (fend & (pg() - 1)) ? PROT_WRITE : 0);
+
+			res = mmap((void *)va, up(fend) - va, p, MAP_PRIVATE | MAP_FIXED, im->fd,
+				   (off_t)down(ph->p_offset));
+			if (res == MAP_FAILED)
+				fail(126, "%s: cannot map segment %d: %s", im->path, i, strerror(errno));
+			if (mend > fend && (fend & (pg() - 1)))
+				memset((void *)fend, 0, up(fend) - fend);
+			if (p != prot)
+				mprotect((void *)down(fend), pg(), prot);
+		}
+		zpage = ph->p_filesz ? up(fend) : va;
+		if (mend > zpage) {
+			res = mmap((void *)zpage, up(mend) - zpage, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+			if (res == MAP_FAILED)
+				fail(126, "%s: cannot map bss of segment %d: %s", im->path, i, strerror(errno));
+		}
+	}
+	return 0;
+}

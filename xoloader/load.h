@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * load.h - the preloader's own ELF loading: validate the headers of PROG or
+ * its interpreter and map their PT_LOADs the way the kernel would.
+ *
+ * This is deliberately separate from elfplan (libelf): it is the part that
+ * must trust nothing, and it is what `make fuzz` exercises.
+ */
+#ifndef XOLOADER_LOAD_H
+#define XOLOADER_LOAD_H
+
+#include <elf.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LOAD_MAX_PHNUM	64
+
+struct image {
+	const char *path;
+	int fd;
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph[LOAD_MAX_PHNUM];
+	uint64_t bias;		/* load address - link address (0 for ET_EXEC) */
+	uint64_t lo, hi;	/* page-aligned link-time span of the PT_LOADs */
+	uint64_t phdr_va;	/* link-time address of the program headers */
+	bool has_interp;
+	char interp[PATH_MAX];
+};
+
+/*
+ * Open and validate @path.  Returns 0, or the exit status a shell would
+ * give (127 missing, 126 not executable/bad format) with a one-line
+ * message in @err.
+ */
+int image_open(struct image *im, const char *path, char *err, size_t errlen);
+/* Map the validated image; returns 0 or 126 with @err set. */
+int image_map(struct image *im, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* report.h - the --report lines, shared by xoload and the audit module. */
+#ifndef XOLOADER_REPORT_H
+#define XOLOADER_REPORT_H
+
+#include <stdint.h>
+
+#include "elfplan.h"
+
+/*
+ * One line per range of @p (link-time addresses + @bias) to stderr:
+ *   human: "xoload: OBJECT 0xSTART-0xEND xo|readable WHY"
+ *   tsv:   "OBJECT\tSTART\tEND\txo|readable\tWHY" (hex without 0x)
+ */
+void report_plan(const char *obj, const struct plan *p, uint64_t bias, int tsv);
+/* Apply @p: mprotect(PROT_EXEC) on every xo range.  Returns 0 or -errno. */
+int plan_apply(const struct plan *p, uint64_t bias);
+
+#endif

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xoload - run an unmodified ELF program with all of its code execute-only.
+ *
+ * xoload is a static preloader in the style of Wine's loader/preloader.c:
+ * it maps PROG and its PT_INTERP (ld.so) itself, turns the code-only pages
+ * of their executable segments into PROT_EXEC mappings (the kernel gives
+ * them the execute-only pkey), builds a new initial stack whose auxv
+ * describes PROG instead of xoload, and jumps to ld.so's entry point (or
+ * PROG's, for a static program).  The first instruction of ld.so already
+ * runs from execute-only memory.  Objects ld.so maps later (DT_NEEDED,
+ * dlopen) are handled by the audit module xoaudit.so, which xoload names
+ * in LD_AUDIT.  See README.md for why, and for what stays readable.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elfplan.h"
+#include "load.h"
+#include "report.h"
+#include "xoload.h"
+
+#ifndef XOLOAD_AUDIT_DEFAULT
+#define XOLOAD_AUDIT_DEFAULT "/xonly/lib/xoaudit.so"
+#endif
+
+static const char usage[] =
+"usage: xoload [OPTIONS] PROG [ARGS...]\n"
+"\n"
+"Run PROG (searched on PATH when it has no '/') so that all of its code -\n"
+"the program, its ELF interpreter, every DT_NEEDED library and every\n"
+"library it dlopens - is mapped execute-only (PROT_EXEC without PROT_READ,\n"
+"backed by the kernel's execute-only protection key) before any of that\n"
+"code runs.  Pages of an executable segment that also hold data (ELF\n"
+"headers, .rodata, .eh_frame: binaries linked without -z separate-code)\n"
+"stay readable; objects with text relocations stay readable (warning).\n"
+"The vDSO stays readable: ld.so reads its symbol tables.\n"
+"\n"
+"options:\n"
+"  --report[=human|tsv]  print one line per executable range on stderr:\n"
+"                        object, address range, 'xo' or 'readable', why\n"
+"  --plan[=human|tsv]    print the plan for PROG and its interpreter and\n"
+"                        exit without running anything (needs no pkeys)\n"
+"  --strict              refuse (exit 126) an object of which no code can be\n"
+"                        made execute-only (TEXTREL, no section headers)\n"
+"  --no-inherit          programs PROG execs run normally (default: they are\n"
+"                        run under xoload again, see xoload(1))\n"
+"  --argv0=NAME          pass NAME as argv[0] instead of PROG\n"
+"  --audit=PATH          the audit module (default: ../lib/xoaudit.so next\n"
+"                        to xoload, else " XOLOAD_AUDIT_DEFAULT ")\n"
+"  -h, --help            this text\n"
+"\n"
+"exit status: PROG's own; PROG is not a child, so a death by signal is\n"
+"seen by the caller as that signal (a shell reports 128+N).  xoload's own\n"
+"errors: 127 PROG or its interpreter not found, 126 not executable or\n"
+"malformed, 2 usage error.  Errors are one line on stderr.\n";
+
+static char prog_path[PATH_MAX];
+static char audit_env[PATH_MAX + 32];
+static char audit_path[PATH_MAX];
+
+static void __attribute__((noreturn)) die(int code, const char *msg)
+{
+	fprintf(stderr, "xoload: %s\n", msg);
+	exit(code);
+}
+
+/* Find @name like execvp: on PATH when it has no slash. */
+static int find_prog(const char *name, char *out, char *err, size_t errlen)
+{
+	const char *path = getenv("PATH"), *p, *e;
+
+	if (!*name) {
+		snprintf(err, errlen, "empty program name");
+		return 127;
+	}
+	if (strchr(name, '/')) {
+		snprintf(out, PATH_MAX, "%s", name);
+		return 0;
+	}
+	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; ; p = e + 1) {
+		struct stat st;
+		int n;
+
+		e = strchrnul(p, ':');
+		n = snprintf(out, PATH_MAX, "%.*s%s%s", (int)(e - p), p, e == p ? "" : "/", name);
+		if (n < PATH_MAX && !stat(out, &st) && S_ISREG(st.st_mode) && !access(out, X_OK))
+			return 0;
+		if (!*e)
+			break;
+	}
+	snprintf(err, errlen, "%s: command not found", name);
+	return 127;
+}
+
+static void default_audit(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n > 0) {
+		exe[n] = 0;
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = 0;
+			snprintf(audit_path, sizeof(audit_path), "%s/../lib/xoaudit.so", exe);
+			if (!access(audit_path, R_OK))
+				return;
+		}
+	}
+	snprintf(audit_path, sizeof(audit_path), "%s", XOLOAD_AUDIT_DEFAULT);
+}
+
+/* Plan @im; warn about (or, --strict, refuse) objects that stay readable. */
+static void plan_image(struct image *im, struct plan *p, unsigned int flags)
+{
+	char err[PATH_MAX + 200];
+
+	if (elfplan_build(im->fd, (size_t)sysconf(_SC_PAGESIZE), p)) {
+		snprintf(err, sizeof(err), "%s: %s", im->path, p->err);
+		die(126, err);
+	}
+	if (elfplan_xo_pages(p, (size_t)sysconf(_SC_PAGESIZE)) == 0) {
+		const char *why = p->n ? p->r[0].why : "no executable segment";
+
+		snprintf(err, sizeof(err), "%s: no page can be execute-only (%s)%s", im->path, why,
+			 flags & XOF_STRICT ? "; refused (--strict)" : ": kept readable");
+		if (flags & XOF_STRICT)
+			die(126, err);
+		fprintf(stderr, "xoload: warning: %s\n", err);
+	}
+}
+
+/*
+ * xoload's own code: never run again after the handover, so execute-only
+ * as well (the handover itself runs fine from it).  It is linked with
+ * -z separate-code, so its PF_X segment holds code only.
+ */
+static int protect_self(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
+	int i;
+
+	(void)size;
+	(void)arg;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const Elf64_Phdr *ph = &info->dlpi_phdr[i];
+		uint64_t a = (info->dlpi_addr + ph->p_vaddr) & ~(ps - 1);
+		uint64_t b = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz + ps - 1) & ~(ps - 1);
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
+			mprotect((void *)a, b - a, PROT_EXEC);
+	}
+	return 1;	/* the first object is xoload itself */
+}
+
+static void __attribute__((noreturn)) handover(uint64_t entry, int argc, char **argv,
+					       char **envp, unsigned int flags,
+					       const struct image *prog, const struct image *interp)
+{
+	Elf64_auxv_t *av;
+	char **e;
+	size_t envc = 0, auxc = 0, n, i, k = 0;
+	bool audit_done = false;
+
+	for (e = envp; *e; e++)
+		envc++;
+	for (av = (Elf64_auxv_t *)(e + 1); av[auxc].a_type != AT_NULL; auxc++)
+		;
+	n = 1 + (size_t)argc + 1 + envc + 2 + 2 * (auxc + 2);
+	n = (n + 1) & ~(size_t)1;	/* keep the new stack pointer 16-byte aligned */
+	{
+		/* The new initial stack lives below this frame, on the real stack. */
+		uint64_t blk[n] __attribute__((aligned(16)));
+
+		blk[k++] = (uint64_t)argc;
+		for (i = 0; i < (size_t)argc; i++)
+			blk[k++] = (uint64_t)argv[i];
+		blk[k++] = 0;
+		for (i = 0; i < envc; i++) {
+			if (!strncmp(envp[i], "LD_AUDIT=", 9)) {
+				if (audit_done || !*audit_env)
+					continue;
+				/* Keep the user's modules, after ours; ours only once. */
+				if (strcmp(envp[i] + 9, audit_path) &&
+				    strncmp(envp[i] + 9, audit_path, strlen(audit_path))) {
+					snprintf(audit_env, sizeof(audit_env), "LD_AUDIT=%s:%s", audit_path, envp[i] + 9);
+				}
+				blk[k++] = (uint64_t)audit_env;
+				audit_done = true;
+				continue;
+			}
+			blk[k++] = (uint64_t)envp[i];
+		}
+		if (!audit_done && *audit_env)
+			blk[k++] = (uint64_t)audit_env;
+		blk[k++] = 0;
+		for (i = 0; i < auxc; i++) {
+			uint64_t v = av[i].a_un.a_val;
+
+			switch (av[i].a_type) {
+			case AT_PHDR: v = prog->phdr_va + prog->bias; break;
+			case AT_PHENT: v = sizeof(Elf64_Phdr); break;
+			case AT_PHNUM: v = prog->eh.e_phnum; break;
+			case AT_ENTRY: v = prog->eh.e_entry + prog->bias; break;
+			case AT_BASE: v = interp ? interp->bias + interp->lo : 0; break;
+			case AT_EXECFN: v = (uint64_t)prog_path; break;
+			case AT_XOLOAD: continue;	/* we were run under xoload: replace it */
+			}
+			blk[k++] = av[i].a_type;
+			blk[k++] = v;
+		}
+		blk[k++] = AT_XOLOAD;
+		blk[k++] = flags | XOF_PRESENT;
+		blk[k++] = AT_NULL;
+		blk[k++] = 0;
+		dl_iterate_phdr(protect_self, NULL);
+		/* rdx = 0: no rtld_fini for a static program's _start (x86-64 psABI). */
+		__asm__ volatile("mov %0, %%rsp\n\t"
+				 "xor %%edx, %%edx\n\t"
+				 "xor %%ebp, %%ebp\n\t"
+				 "jmp *%1"
+				 : : "r"(blk), "r"(entry) : "memory");
+		__builtin_unreachable();
+	}
+}
+
+int main(int argc, char **argv, char **envp)
+{
+	static const struct option opts[] = {
+		{ "report", optional_argument, NULL, 'r' },
+		{ "plan", optional_argument, NULL, 'p' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "no-inherit", no_argument, NULL, 'n' },
+		{ "argv0", required_argument, NULL, '0' },
+		{ "audit", required_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct image prog, interp;
+	static struct plan pplan, iplan;
+	char err[PATH_MAX + 200];
+	unsigned int flags = 0;
+	bool plan_only = false;
+	const char *argv0 = NULL;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+		case 'p':
+			flags |= XOF_REPORT;
+			if (optarg && !strcmp(optarg, "tsv"))
+				flags |= XOF_TSV;
+			else if (optarg && strcmp(optarg, "human"))
+				die(2, "--report/--plan take 'human' or 'tsv'");
+			plan_only |= c == 'p';
+			break;
+		case 's': flags |= XOF_STRICT; break;
+		case 'n': flags |= XOF_NO_INHERIT; break;
+		case '0': argv0 = optarg; break;
+		case 'a': snprintf(audit_path, sizeof(audit_path), "%s", optarg); break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: fputs("usage: xoload [OPTIONS] PROG [ARGS...]  (see --help)\n", stderr); return 2;
+		}
+	}
+	if (optind >= argc)
+		die(2, "no program given (see --help)");
+	rc = find_prog(argv[optind], prog_path, err, sizeof(err));
+	if (rc)
+		die(rc, err);
+	rc = image_open(&prog, prog_path, err, sizeof(err));
+	if (rc)
+		die(rc, err);
+	if (prog.has_interp) {
+		char ierr[PATH_MAX + 100];
+
+		rc = image_open(&interp, prog.interp, ierr, sizeof(ierr));
+		if (rc) {
+			snprintf(err, sizeof(err), "%s: bad interpreter: %s", prog_path, ierr);
+			die(rc, err);
+		}
+		if (interp.has_interp || interp.eh.e_type != ET_DYN) {
+			snprintf(err, sizeof(err), "%s: bad interpreter %s: not a shared object", prog_path, prog.interp);
+			die(126, err);
+		}
+	}
+	plan_image(&prog, &pplan, flags);
+	if (prog.has_interp)
+		plan_image(&interp, &iplan, flags);
+	if (plan_only) {
+		report_plan(prog_path, &pplan, 0, flags & XOF_TSV);
+		if (prog.has_interp)
+			report_plan(prog.interp, &iplan, 0, flags & XOF_TSV);
+		return 0;
+	}
+	if (!*audit_path)
+		default_audit();
+	if (prog.has_interp && access(audit_path, R_OK)) {
+		snprintf(err, sizeof(err), "audit module %s: %s", audit_path, strerror(errno));
+		die(127, err);
+	}
+	snprintf(audit_env, sizeof(audit_env), "LD_AUDIT=%s", audit_path);
+
+	if ((rc = image_map(&prog, err, sizeof(err))) ||
+	    (prog.has_interp && (rc = image_map(&interp, err, sizeof(err)))))
+		die(rc, err);
+	if ((rc = plan_apply(&pplan, prog.bias)) ||
+	    (prog.has_interp && (rc = plan_apply(&iplan, interp.bias)))) {
+		snprintf(err, sizeof(err), "mprotect(PROT_EXEC): %s", strerror(-rc));
+		die(126, err);
+	}
+	if (flags & XOF_REPORT) {
+		report_plan(prog_path, &pplan, prog.bias, flags & XOF_TSV);
+		if (prog.has_interp)
+			report_plan(prog.interp, &iplan, interp.bias, flags & XOF_TSV);
+	}
+	close(prog.fd);
+	if (prog.has_interp)
+		close(interp.fd);
+	fflush(NULL);
+	if (argv0)
+		argv[optind] = (char *)argv0;
+	/* comm as if PROG had been exec'd (ps, pidof); /proc/PID/exe stays xoload. */
+	prctl(PR_SET_NAME, strrchr(prog_path, '/') ? strrchr(prog_path, '/') + 1 : prog_path);
+	handover(prog.has_interp ? interp.eh.e_entry + interp.bias : prog.eh.e_entry + prog.bias,
+		 argc - optind, argv + optind, envp, flags, &prog, prog.has_interp ? &interp : NULL);
+}

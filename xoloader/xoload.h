@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xoload.h - what xoload and its audit module agree on.
+ *
+ * xoload tells the audit module how it was started with one extra auxv
+ * entry (ld.so and libc ignore types they do not know): its presence says
+ * "PROG and ld.so are already execute-only", its value carries the flags.
+ * No environment variable is added besides LD_AUDIT.
+ */
+#ifndef XOLOADER_XOLOAD_H
+#define XOLOADER_XOLOAD_H
+
+#define AT_XOLOAD		0x584f	/* "XO" */
+
+#define XOF_REPORT		0x1	/* print the report on stderr */
+#define XOF_TSV			0x2	/* ... as tab-separated values */
+#define XOF_STRICT		0x4	/* refuse what cannot be made execute-only */
+#define XOF_NO_INHERIT		0x8	/* exec'd children run normally */
+#define XOF_PRESENT		0x100	/* always set: the value is never 0 */
+
+#endif
