@@ -10,12 +10,21 @@
  * byte (immediates, displacements, branch offsets) avoids 0x0f and 0xcd.
  * All of WRPKRU, XRSTOR*, SYSCALL and SYSENTER start with 0x0f and INT n
  * with 0xcd, and the only 0x0f opcode bytes emitted are followed by 0x84,
- * 0x85, 0x9c-0x9f, 0x94, 0x95, 0xaf or 0xb6: so no byte offset of the
- * output, aligned or not, starts one of them (the verifier checks it
- * anyway).  A user constant with such a byte is loaded blinded, as two
- * XORed halves; a branch whose offset has one is lengthened with NOPs
- * (after a forward branch, in front of a backward one) and the function
- * is laid out again until no branch needs more.
+ * 0x9c-0x9f, 0x94, 0x95, 0xaf or 0xb6: so no byte offset of the output,
+ * aligned or not, starts one of them (the verifier checks it anyway).  A
+ * user constant with such a byte is loaded blinded, as two XORed halves.
+ *
+ * A branch whose rel32 has such a byte is lengthened: padding goes between
+ * a forward branch and its target (right after the branch) or between a
+ * backward branch and its target (right in front of the branch), and its
+ * size is computed, not searched: the smallest that moves the rel32 past
+ * the bad byte (next_clean/prev_clean).  A bad byte in bits 8-31 needs up
+ * to 2^8, 2^16 or 2^24 bytes, about 1/15 of the branch distance at most,
+ * so long pads are not a run of NOPs the branch's fall-through path would
+ * execute but a jmp over int3 bytes.  Padding moves the code behind it,
+ * which can spoil other branches: the function is laid out again until no
+ * branch needs more (pads only grow, each pass fixes every branch it finds
+ * bad, so this settles in a few passes).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -25,7 +34,7 @@
 
 #include "jit.h"
 
-#define MAX_PAD		32	/* NOPs in front of one branch before giving up */
+#define MAX_NOPS	16	/* longer pads are a jmp over int3 bytes */
 #define MAX_LAYOUTS	200
 
 struct fix {
@@ -41,7 +50,7 @@ struct as {
 	uint8_t *b;
 	size_t len, cap;
 	bool overflow;
-	uint8_t *pads;		/* NOPs in front of branch number i */
+	uint32_t *pads;		/* bytes of padding of branch number i */
 	size_t npads, site;
 	bool relayout;		/* a branch offset had a bad byte: lay out again */
 	bool stuck;
@@ -90,34 +99,102 @@ static void imm(struct as *a, uint64_t v, int nbytes)
 static bool grow_pads(struct as *a)
 {
 	if (a->site == a->npads) {
-		uint8_t *p = realloc(a->pads, a->npads * 2 + 16);
+		uint32_t *p = realloc(a->pads, (a->npads * 2 + 16) * sizeof(*p));
 
 		if (!p) {
 			a->stuck = true;
 			return false;
 		}
-		memset(p + a->npads, 0, a->npads + 16);
+		memset(p + a->npads, 0, (a->npads + 16) * sizeof(*p));
 		a->pads = p;
 		a->npads = a->npads * 2 + 16;
 	}
 	return true;
 }
 
-/* The rel32 at @at is final: store it, or ask for more padding. */
+/*
+ * The smallest value >= @v (largest <= @v) whose four bytes are all clean.
+ * Round past the highest bad byte: that byte becomes 0x10 or 0xce (0x0e or
+ * 0xcc) and the ones below it 0x00 (0xff), all clean, and no carry reaches
+ * the bytes above, since a bad byte is never 0xff (0x00).
+ */
+static uint32_t next_clean(uint32_t v)
+{
+	for (int i = 3; i >= 0; i--)
+		if (bad_byte((uint8_t)(v >> 8 * i)))
+			return (v | ((1u << 8 * i) - 1)) + 1;
+	return v;
+}
+
+static uint32_t prev_clean(uint32_t v)
+{
+	for (int i = 3; i >= 0; i--)
+		if (bad_byte((uint8_t)(v >> 8 * i)))
+			return (v & ~((1u << 8 * i) - 1)) - 1;
+	return v;
+}
+
+/*
+ * A pad of @k bytes: NOPs if short; else jmp rel32 over k - 5 int3 bytes,
+ * whose own rel32 must be clean.  So not every k can be a pad.
+ */
+static bool pad_ok(uint32_t k)
+{
+	return k <= MAX_NOPS || !bad_imm(k - 5, 4);
+}
+
+static void pad(struct as *a, uint32_t k)
+{
+	static const uint8_t nops[MAX_NOPS] = { [0 ... MAX_NOPS - 1] = 0x90 };
+
+	if (k <= MAX_NOPS) {
+		put(a, nops, k);
+		return;
+	}
+	if (k > a->cap - a->len) {
+		a->overflow = true;
+		return;
+	}
+	EMIT(a, 0xe9);				/* jmp over the int3 bytes */
+	imm(a, k - 5, 4);
+	memset(a->b + a->len, 0xcc, k - 5);
+	a->len += k - 5;
+}
+
+/*
+ * The rel32 at @at is final: store it, or grow the branch's pad to the
+ * smallest size that makes it clean (for this layout) and ask for another.
+ * A forward branch's pad adds to rel, a backward one's subtracts.
+ */
 static void set_rel(struct as *a, size_t at, size_t site, size_t target)
 {
 	int64_t rel = (int64_t)target - (int64_t)(at + 4);
+	uint32_t r = (uint32_t)rel, k = 0, c;
 
 	if (a->overflow || a->stuck)
 		return;
-	if (bad_imm((uint64_t)rel, 4)) {
-		if (a->pads[site] == MAX_PAD)
+	if (rel > INT32_MAX || rel < INT32_MIN) {
+		a->stuck = true;
+		return;
+	}
+	if (bad_imm(r, 4)) {
+		/* Alternate: the rel32 clean, then the pad's own rel32 clean. */
+		for (;;) {
+			c = rel >= 0 ? next_clean(r + k) : prev_clean(r - k);
+			k = rel >= 0 ? c - r : r - c;
+			if (pad_ok(a->pads[site] + k))
+				break;
+			k = next_clean(a->pads[site] + k - 5) + 5 - a->pads[site];
+		}
+		if (a->pads[site] + (uint64_t)k > INT32_MAX) {
 			a->stuck = true;
-		a->pads[site]++;
+			return;
+		}
+		a->pads[site] += k;
 		a->relayout = true;
 	}
 	for (int i = 0; i < 4; i++)
-		a->b[at + i] = (uint8_t)((uint64_t)rel >> 8 * i);
+		a->b[at + i] = (uint8_t)(r >> 8 * i);
 }
 
 enum jcc { JMP, JZ };
@@ -133,7 +210,6 @@ static void opcode(struct as *a, enum jcc cc)
 /* A forward branch, landed later; *site is its number for the padding. */
 static struct fix jump_fwd(struct as *a, enum jcc cc, size_t *site)
 {
-	static const uint8_t nops[MAX_PAD] = { [0 ... MAX_PAD - 1] = 0x90 };
 	struct fix f;
 
 	if (!grow_pads(a))
@@ -142,8 +218,8 @@ static struct fix jump_fwd(struct as *a, enum jcc cc, size_t *site)
 	opcode(a, cc);
 	f.at = a->len;
 	imm(a, 0, 4);
-	/* NOPs between a forward branch and its target lengthen it. */
-	put(a, nops, a->pads[*site]);
+	/* Padding between a forward branch and its target lengthens it. */
+	pad(a, a->pads[*site]);
 	return f;
 }
 
@@ -155,13 +231,12 @@ static void land(struct as *a, struct fix f, size_t site)
 
 static void jump_back(struct as *a, enum jcc cc, size_t target)
 {
-	static const uint8_t nops[MAX_PAD] = { [0 ... MAX_PAD - 1] = 0x90 };
 	size_t site;
 
 	if (!grow_pads(a))
 		return;
-	/* NOPs in front of a backward branch lengthen it. */
-	put(a, nops, a->pads[a->site]);
+	/* Padding in front of a backward branch lengthens it. */
+	pad(a, a->pads[a->site]);
 	site = a->site++;
 	opcode(a, cc);
 	imm(a, 0, 4);

@@ -11,7 +11,13 @@
  *    pkey-syscall, mprotect and dualmap;
  *  - independently of the verifier, no emitted byte is 0xcd and every 0x0f
  *    byte is followed by one of the opcodes the emitter uses it for, so no
- *    byte offset starts WRPKRU/XRSTOR/SYSCALL/SYSENTER/INT n.
+ *    byte offset starts WRPKRU/XRSTOR/SYSCALL/SYSENTER/INT n;
+ *  - large functions (4-64 KiB) compile and agree: an if and a while with
+ *    bodies of N statements, N swept over the sizes where a forward or
+ *    backward rel32 has 0x0f or 0xcd in bits 8-15 (0x0fxx, 0xcdxx, 0x10fxx,
+ *    -0x3200, -0xf000), an else-if chain of up to 98 branches, and random
+ *    programs of 4 KiB and more; some of them need a long pad (a jmp over
+ *    int3 bytes), which proves the sweep reaches the distances it is for.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -144,7 +150,7 @@ static void gen_stmts(struct gen *g, int n, int level)
 /* The emitter's claim about its bytes, checked without the verifier. */
 static const char *bad_bytes(const uint8_t *c, size_t n)
 {
-	static const uint8_t after0f[] = { 0x84, 0x85, 0x94, 0x95, 0x9c, 0x9d, 0x9e, 0x9f, 0xaf, 0xb6 };
+	static const uint8_t after0f[] = { 0x84, 0x94, 0x95, 0x9c, 0x9d, 0x9e, 0x9f, 0xaf, 0xb6 };
 
 	for (size_t i = 0; i < n; i++) {
 		if (c[i] == 0xcd)
@@ -157,8 +163,18 @@ static const char *bad_bytes(const uint8_t *c, size_t n)
 
 struct tally {
 	int run, compile_fail, mismatch, badbytes;
+	int big, longpad;	/* code of 4 KiB or more; with a jmp over int3 */
 	char first[1024];
 };
+
+/* A long branch pad: jmp rel32 straight over int3 bytes. */
+static bool has_long_pad(const uint8_t *c, size_t n)
+{
+	for (size_t i = 0; i + 6 <= n; i++)
+		if (c[i] == 0xe9 && c[i + 5] == 0xcc && c[i + 4] == 0 && c[i + 3] == 0)
+			return true;
+	return false;
+}
 
 static void run_one(struct codemem *cm, const char *src, struct tally *t, int scan)
 {
@@ -176,7 +192,7 @@ static void run_one(struct codemem *cm, const char *src, struct tally *t, int sc
 			snprintf(t->first, sizeof(t->first), "parse: %s: %.300s", err, src);
 		return;
 	}
-	if (cm_avail(cm) < 64 * 1024)
+	if (cm_avail(cm) < 256 * 1024)
 		cm_reset(cm, 0);
 	if (jit_compile(cm, &p, &jc, err, sizeof(err))) {
 		t->compile_fail++;
@@ -192,11 +208,16 @@ static void run_one(struct codemem *cm, const char *src, struct tally *t, int sc
 		if (!t->first[0])
 			snprintf(t->first, sizeof(t->first), "JIT %" PRId64 " vs interpreter %" PRId64 ": %.300s", jr, ir, src);
 	}
+	t->big += jc.size >= 4096;
 	if (scan && (copy = malloc(jc.size))) {
-		if (cm_read(cm, jc.code, jc.size, copy) == 0 && (why = bad_bytes(copy, jc.size))) {
-			t->badbytes++;
-			if (!t->first[0])
-				snprintf(t->first, sizeof(t->first), "emitted %s: %.300s", why, src);
+		if (cm_read(cm, jc.code, jc.size, copy) == 0) {
+			why = bad_bytes(copy, jc.size);
+			if (why) {
+				t->badbytes++;
+				if (!t->first[0])
+					snprintf(t->first, sizeof(t->first), "emitted %s: %.300s", why, src);
+			}
+			t->longpad += has_long_pad(copy, jc.size);
 		}
 		free(copy);
 	}
@@ -234,6 +255,84 @@ static void run_strategy(enum cm_strategy s, int n)
 	cm_destroy(cm);
 }
 
+/* A program of family @kind with @n statements or branches. */
+static void gen_large(struct gen *g, int kind, int n)
+{
+	g->len = 0;
+	out(g, "%s", "");
+	switch (kind) {
+	case 0:		/* one forward branch over n statements */
+		out(g, "x = 1; if (x) { ");
+		for (int i = 0; i < n; i++)
+			out(g, "x = x + 1; ");
+		out(g, "} x");
+		break;
+	case 1:		/* a loop: forward exit, backward jump over n statements */
+		out(g, "x = 1; c = 3; while (c) { c = c - 1; ");
+		for (int i = 0; i < n; i++)
+			out(g, "x = x + %d; ", i % 7);
+		out(g, "} x");
+		break;
+	default:	/* else-if chain: n forward branches to the end */
+		out(g, "x = %d; y = 0; ", n / 2);
+		for (int i = 0; i < n; i++)
+			out(g, "%sif (x == %d) { y = %d; } ", i ? "else " : "", i, 3 * i);
+		out(g, "y");
+		break;
+	}
+}
+
+static void run_large(void)
+{
+	/*
+	 * The statement counts where the emitter before the computed pads
+	 * failed (it padded one NOP per pass, at most 32), with a margin.
+	 */
+	static const struct { int kind, lo, hi; } sweeps[] = {
+		{ 0, 131, 142 }, { 0, 1808, 1819 }, { 0, 2391, 2401 },
+		{ 1, 130, 140 }, { 1, 438, 449 }, { 1, 1807, 1818 }, { 1, 2115, 2126 },
+		{ 2, 60, 98 },
+	};
+	struct tally t = { 0 }, r = { 0 };
+	struct gen g = { 0 };
+	char err[256];
+	struct codemem *cm = cm_create(CM_PKEY, 4 * CODE_SIZE, err, sizeof(err));
+	int n = 0;
+
+	if (!cm) {
+		tap_ok(false, "pkey: large code memory: %s", err);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); i++)
+		for (int k = sweeps[i].lo; k <= sweeps[i].hi; k++, n++) {
+			gen_large(&g, sweeps[i].kind, k);
+			run_one(cm, g.s, &t, 1);
+		}
+	tap_ok(t.run == n && !t.compile_fail && !t.mismatch && !t.badbytes,
+	       "pkey: %d large programs (if, while, else-if chain; %d of 4 KiB or more) compile, verify and agree (%d failed to compile, %d differ, %d bad bytes)",
+	       t.run, t.big, t.compile_fail, t.mismatch, t.badbytes);
+	tap_ok(t.longpad >= 10 && t.big >= 60,
+	       "pkey: the sweep reaches branch distances with 0x0f/0xcd in bits 8-15: %d programs needed a long pad (want >= 10), %d are >= 4 KiB",
+	       t.longpad, t.big);
+	if (t.first[0])
+		tap_diag("first failure: %s", t.first);
+
+	for (int i = 0; i < 100; i++) {
+		g.len = 0;
+		out(&g, "%s", "");
+		gen_stmts(&g, 40 + (int)pick(40), 0);
+		gen_expr(&g, 3, 0);
+		run_one(cm, g.s, &r, 1);
+	}
+	tap_ok(r.run == 100 && !r.compile_fail && !r.mismatch && !r.badbytes && r.big >= 50,
+	       "pkey: 100 random mid-size programs (%d of 4 KiB or more, want >= 50) compile, verify and agree (%d failed to compile, %d differ)",
+	       r.big, r.compile_fail, r.mismatch);
+	if (r.first[0])
+		tap_diag("first failure: %s", r.first);
+	free(g.s);
+	cm_destroy(cm);
+}
+
 int main(void)
 {
 	static const char *const fixed[] = {
@@ -260,6 +359,7 @@ int main(void)
 	       t.first[0] ? t.first : "all agree");
 	cm_destroy(cm);
 
+	run_large();
 	run_strategy(CM_PKEY, 1200);
 	run_strategy(CM_PKEY_SYSCALL, 150);
 	run_strategy(CM_MPROTECT, 150);
