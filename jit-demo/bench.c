@@ -79,8 +79,10 @@ static double emit_rate(struct codemem *cm, size_t keep, const uint8_t *buf, siz
 				}
 			} else {
 				code = cm_begin(cm, n, &wr);
-				if (!code)
+				if (!code) {
+					perror("jit-demo: bench: cm_begin");
 					return 0;
+				}
 				memcpy(wr, buf, n);
 				cm_end(cm, code, n);
 			}

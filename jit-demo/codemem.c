@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * codemem.c - the three code-memory strategies of codemem.h.
+ * codemem.c - the four code-memory strategies of codemem.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,6 +30,10 @@ static size_t pagesz(void)
 	return (size_t)sysconf(_SC_PAGESIZE);
 }
 
+/*
+ * RDPKRU/WRPKRU by hand (tests/lib/pkru.h has the same two): jit-demo is
+ * the code JIT authors copy, so it depends on nothing of the test suite.
+ */
 static uint32_t rdpkru(void)
 {
 	uint32_t eax, edx;
@@ -53,6 +57,23 @@ static int set_rights(const struct codemem *cm, unsigned int rights)
 		return (int)syscall(XONLY_NR_pkey_set, cm->pkey, rights, 0);
 	wrpkru((rdpkru() & ~(3u << shift)) | rights << shift);
 	return 0;
+}
+
+/*
+ * A window that does not close leaves code writable (pkey-syscall,
+ * mprotect) or readable: a JIT must not go on running after that, so
+ * this is fatal.  WRPKRU cannot fail; pkey_set(2) and mprotect(2) can.
+ */
+static void __attribute__((noreturn)) close_failed(const struct codemem *cm, const char *what)
+{
+	char msg[160];
+	int n = snprintf(msg, sizeof(msg), "jit-demo: %s code memory: cannot close the window (%s: %s): aborting\n",
+			 cm_strategy_name(cm->s), what, strerror(errno));
+
+	/* write(2), not stdio: nothing that could allocate or take a lock */
+	if (n > 0)
+		(void)!write(STDERR_FILENO, msg, strnlen(msg, sizeof(msg)));
+	abort();
 }
 
 /* The pages that hold [off, off + n). */
@@ -189,7 +210,7 @@ void *cm_begin(struct codemem *cm, size_t n, uint8_t **wr)
 	return cm->exec + off;
 }
 
-int cm_end(struct codemem *cm, void *code, size_t n)
+void cm_end(struct codemem *cm, void *code, size_t n)
 {
 	uint8_t *start;
 	size_t len;
@@ -197,12 +218,16 @@ int cm_end(struct codemem *cm, void *code, size_t n)
 	switch (cm->s) {
 	case CM_PKEY:
 	case CM_PKEY_SYSCALL:
-		return set_rights(cm, PKEY_DISABLE_ACCESS);
+		if (set_rights(cm, PKEY_DISABLE_ACCESS))
+			close_failed(cm, "pkey_set");
+		break;
 	case CM_MPROTECT:
 		span(cm, (size_t)((uint8_t *)code - cm->exec), n, &start, &len);
-		return mprotect(start, len, PROT_READ | PROT_EXEC);
+		if (mprotect(start, len, PROT_READ | PROT_EXEC))
+			close_failed(cm, "mprotect");
+		break;
 	default:
-		return 0;
+		break;
 	}
 }
 
@@ -211,8 +236,8 @@ int cm_read(struct codemem *cm, const void *code, size_t n, void *buf)
 	if (cm->pkey >= 0 && set_rights(cm, PKEY_DISABLE_WRITE))
 		return -1;
 	memcpy(buf, code, n);
-	if (cm->pkey >= 0)
-		return set_rights(cm, PKEY_DISABLE_ACCESS);
+	if (cm->pkey >= 0 && set_rights(cm, PKEY_DISABLE_ACCESS))
+		close_failed(cm, "pkey_set");
 	return 0;
 }
 
@@ -246,6 +271,6 @@ int cm_pkey(const struct codemem *cm)
 
 void cm_thread_lock(const struct codemem *cm)
 {
-	if (cm->pkey >= 0)
-		set_rights(cm, PKEY_DISABLE_ACCESS);
+	if (cm->pkey >= 0 && set_rights(cm, PKEY_DISABLE_ACCESS))
+		close_failed(cm, "pkey_set");
 }

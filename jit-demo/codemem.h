@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * codemem.h - memory for generated code, behind one interface, with three
+ * codemem.h - memory for generated code, behind one interface, with four
  * ways to make it writable for the emitter and executable for everyone:
  *
  *   CM_PKEY          one mapping, PROT_READ|WRITE|EXEC, tagged with a key
@@ -42,9 +42,16 @@ void cm_destroy(struct codemem *cm);
  * the system call that failed).
  */
 void *cm_begin(struct codemem *cm, size_t n, uint8_t **wr);
-/* Close the window cm_begin opened; 0, or -1 with errno. */
-int cm_end(struct codemem *cm, void *code, size_t n);
-/* Copy @n bytes of code at @code out to @buf through a read window. */
+/*
+ * Close the window cm_begin opened.  It cannot fail: if the system call
+ * that closes it fails (pkey_set(2), mprotect(2); WRPKRU cannot), the code
+ * would stay writable, so cm_end prints why and aborts the process.
+ */
+void cm_end(struct codemem *cm, void *code, size_t n);
+/*
+ * Copy @n bytes of code at @code out to @buf through a read window: 0, or
+ * -1 with errno if the window does not open; aborts if it does not close.
+ */
 int cm_read(struct codemem *cm, const void *code, size_t n, void *buf);
 
 /* Bytes cm_begin can still hand out. */
@@ -63,7 +70,8 @@ int cm_pkey(const struct codemem *cm);
 /*
  * Deny the calling thread data access to the code (CM_PKEY*; a no-op for
  * the others).  Threads that run JIT code call it first: they may have been
- * created by a thread whose PKRU had the key open.
+ * created by a thread whose PKRU had the key open.  Aborts if it cannot
+ * (pkey_set(2) failing), like cm_end.
  */
 void cm_thread_lock(const struct codemem *cm);
 

@@ -503,16 +503,19 @@ int jit_install(struct codemem *cm, const uint8_t *buf, size_t n, struct jit_cod
 		return -1;
 	}
 	memcpy(wr, buf, n);
-	/* Verify what will run, while no other thread can change it. */
+	/*
+	 * Verify what will run.  With the pkey strategies no other thread can
+	 * change these bytes any more (no other thread's PKRU lets it write);
+	 * with mprotect and dualmap any thread can, until cm_end and forever
+	 * respectively, so there the check is only as good as the rest of the
+	 * process.
+	 */
 	if (jit_verify(code, n, err, errlen)) {
 		memset(wr, 0xcc, n);
 		cm_end(cm, code, n);
 		return -1;
 	}
-	if (cm_end(cm, code, n)) {
-		snprintf(err, errlen, "cannot close the code write window: %s", strerror(errno));
-		return -1;
-	}
+	cm_end(cm, code, n);
 	out->fn = (jit_fn)code;
 	out->code = code;
 	out->size = n;
