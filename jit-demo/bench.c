@@ -142,12 +142,30 @@ static int bench_one(enum cm_strategy s, const uint8_t *buf, size_t n, int n_var
 	return 0;
 }
 
+
+/* "N.Nx" for pkey / x, or "-" if either strategy failed (rate 0). */
+static const char *times(double pkey, double x, char *buf, size_t len)
+{
+	if (pkey > 0 && x > 0)
+		snprintf(buf, len, "%.1fx", pkey / x);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+static void summary(const char *what, const double *pkey, const double *mprot)
+{
+	char a[32], b[32];
+
+	printf("  %-32s %7s cheaper alone, %7s with %d exec threads\n", what, times(pkey[0], mprot[0], a, sizeof(a)),
+	       times(pkey[1], mprot[1], b, sizeof(b)), EXEC_THREADS);
+}
+
 static void ratio(double pkey, double x)
 {
-	if (x > 0)
-		printf(" %6.1fx", pkey / x);
-	else
-		printf(" %7s", "-");
+	char buf[32];
+
+	printf(" %7s", times(pkey, x, buf, sizeof(buf)));
 }
 
 int jit_bench(void)
@@ -189,9 +207,9 @@ int jit_bench(void)
 		ratio(res[CM_PKEY].window[1], res[s].window[1]);
 		printf(" %12.0f\n", res[s].calls);
 	}
-	if (res[CM_MPROTECT].emit[0] > 0)
-		printf("\npkey window vs mprotect flip, per emission: %.1fx cheaper alone, %.1fx with %d exec threads (target >= 10x)\n",
-		       res[CM_PKEY].emit[0] / res[CM_MPROTECT].emit[0],
-		       res[CM_MPROTECT].emit[1] > 0 ? res[CM_PKEY].emit[1] / res[CM_MPROTECT].emit[1] : 0, EXEC_THREADS);
+	printf("\npkey window vs mprotect flip (the issue's target, >= 10x cheaper per emission, is about the\n"
+	       "window: the strategies differ only there; a full emission also pays the capstone verifier):\n");
+	summary("window only (open, copy, close)", res[CM_PKEY].window, res[CM_MPROTECT].window);
+	summary("full emission (window + verify)", res[CM_PKEY].emit, res[CM_MPROTECT].emit);
 	return status;
 }
