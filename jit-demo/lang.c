@@ -78,8 +78,6 @@ static int accept(struct parser *ps, const char *s)
 	/* "<" must not take the first half of "<=", "=" not that of "==" */
 	if (n == 1 && strchr("<>=!", s[0]) && ps->p[1] == '=')
 		return 0;
-	if (n == 1 && strchr("&|", s[0]))
-		return 0;
 	ps->p += n;
 	return 1;
 }
