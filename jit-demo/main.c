@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "jit.h"
 
@@ -47,13 +48,16 @@ static const char usage[] =
 "  -i, --interp         run the reference interpreter instead of the JIT\n"
 "  -c, --check          run both; fail if their values or variables differ\n"
 "      --code-size N    bytes of code memory (default 65536)\n"
+"  -t, --time-limit S   stop a program that runs longer than S seconds\n"
+"                       (1 to 86400; the language has unbounded while loops)\n"
 "  -p, --peek           after running, read the first code byte as data: with\n"
 "                       pkey strategies this faults (SEGV_PKUERR), reported\n"
 "  -b, --bench          emissions per second of each strategy, side by side\n"
 "  -h, --help           this text\n"
 "\n"
 "Exit status: 0 success; 1 a bad program (syntax error, nesting too deep,\n"
-"code buffer exhausted), a failed --check or a system error; 2 bad usage.\n"
+"code buffer exhausted), the time limit, a failed --check or a system\n"
+"error; 2 bad usage.\n"
 "See jit-demo/README.md for the memory pattern and its threat model.\n";
 
 static void __attribute__((noreturn)) usage_error(const char *fmt, const char *arg)
@@ -103,6 +107,30 @@ static char *read_source(const char *path)
 	return s;
 }
 
+static char alarm_msg[80];
+
+/*
+ * SIGALRM of --time-limit: the program is stuck in JIT code or in the
+ * interpreter, so there is nothing to unwind; write(2) and _exit(2) are
+ * what a handler may call.  It runs with the kernel's default PKRU, which
+ * is fine: it touches no code memory.
+ */
+static void on_alarm(int sig)
+{
+	(void)sig;
+	(void)!write(STDERR_FILENO, alarm_msg, strlen(alarm_msg));
+	_exit(1);
+}
+
+static void time_limit(unsigned int seconds)
+{
+	if (!seconds)
+		return;
+	snprintf(alarm_msg, sizeof(alarm_msg), "jit-demo: time limit exceeded: the program ran for %u s\n", seconds);
+	signal(SIGALRM, on_alarm);
+	alarm(seconds);
+}
+
 static sigjmp_buf peek_jump;
 static volatile siginfo_t peek_info;
 
@@ -143,19 +171,20 @@ int main(int argc, char **argv)
 		{ "code-size", required_argument, NULL, 'C' },
 		{ "peek", no_argument, NULL, 'p' },
 		{ "bench", no_argument, NULL, 'b' },
+		{ "time-limit", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	int opt, strategy = CM_PKEY, dump = 0, interp = 0, check = 0, do_peek = 0, bench = 0, status = 0;
 	const char *text = NULL;
 	char *src, *end, err[256];
-	unsigned long long code_size = DEFAULT_CODE;
+	unsigned long long code_size = DEFAULT_CODE, limit = 0;
 	int64_t vars[LANG_MAX_VARS] = { 0 }, ivars[LANG_MAX_VARS] = { 0 }, result, iresult;
 	struct program p;
 	struct codemem *cm;
 	struct jit_code jc;
 
-	while ((opt = getopt_long(argc, argv, "e:ds:icpbh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "e:ds:icpbht:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e': text = optarg; break;
 		case 'd': dump = 1; break;
@@ -168,6 +197,12 @@ int main(int argc, char **argv)
 			strategy = cm_strategy_parse(optarg);
 			if (strategy < 0)
 				usage_error("unknown strategy '%s' (pkey, pkey-syscall, mprotect, dualmap)", optarg);
+			break;
+		case 't':
+			errno = 0;
+			limit = strtoull(optarg, &end, 10);
+			if (errno || *end || !*optarg || optarg[0] == '-' || limit == 0 || limit > 86400)
+				usage_error("--time-limit wants a number of seconds from 1 to 86400, not '%s'", optarg);
 			break;
 		case 'C':
 			errno = 0;
@@ -198,6 +233,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (interp) {
+		time_limit((unsigned int)limit);
 		printf("%lld\n", (long long)interp_run(&p, vars));
 		return 0;
 	}
@@ -222,6 +258,7 @@ int main(int argc, char **argv)
 		jit_dump(copy, jc.size, (uint64_t)(uintptr_t)jc.code);
 		free(copy);
 	}
+	time_limit((unsigned int)limit);
 	result = jc.fn(vars);
 	printf("%lld\n", (long long)result);
 	if (check) {

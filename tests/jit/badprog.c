@@ -11,7 +11,8 @@
  *  - syntax errors, an unclosed block, too deep nesting (parentheses,
  *    blocks, a 5,000-term chain), a too large number, too many variables
  *    and a program larger than --code-size exit 1 with one line naming
- *    the problem; a missing file exits 1;
+ *    the problem; a missing file exits 1; while (1) {} with --time-limit 1
+ *    exits 1 with "time limit exceeded", JIT-compiled and interpreted;
  *  - bad usage exits 2 with the error and a pointer to --help; --help
  *    exits 0 with the usage text;
  *  - --peek reports SEGV_PKUERR for a read of the code, --dump shows it.
@@ -176,6 +177,11 @@ static void test_bad(void)
 	expect_fail("a missing FILE", 1, "No such file", (const char *const[]){ "/nonexistent.j", NULL });
 	expect_fail("an unknown strategy", 2, "unknown strategy", (const char *const[]){ "--strategy", "rwx", "-e", "1", NULL });
 	expect_fail("no program", 2, "no program", (const char *const[]){ "--dump", NULL });
+	expect_fail("while (1) {} with --time-limit 1", 1, "time limit exceeded",
+		    (const char *const[]){ "--time-limit", "1", "-e", "while (1) {}", NULL });
+	expect_fail("while (1) {} interpreted, --time-limit 1", 1, "time limit exceeded",
+		    (const char *const[]){ "-i", "--time-limit", "1", "-e", "while (1) {}", NULL });
+	expect_fail("a bad --time-limit", 2, "--time-limit", (const char *const[]){ "--time-limit", "0", "-e", "1", NULL });
 	expect_fail("a bad --code-size", 2, "--code-size", (const char *const[]){ "--code-size", "12k", "-e", "1", NULL });
 	free(parens);
 	free(blocks);
