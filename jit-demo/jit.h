@@ -41,10 +41,11 @@ int jit_compile(struct codemem *cm, const struct program *p, struct jit_code *ou
 
 /*
  * The verifier: 0 if @code (@n bytes, running at offset 0) is made only of
- * instructions this emitter produces, every byte belongs to one, direct
- * branches land on an instruction inside the buffer, and no byte offset,
- * aligned or not, starts WRPKRU, XRSTOR*, SYSCALL, SYSENTER or INT n.
- * Else -1 with "offset N: reason" in @err.
+ * the exact encodings this emitter produces (verify.c: forms[]), every
+ * byte belongs to one, ret is only the last instruction and the function
+ * ends in ret or jmp, branches land on an instruction inside the buffer,
+ * and no byte offset, aligned or not, starts WRPKRU, XRSTOR*, SYSCALL,
+ * SYSENTER or INT n.  Else -1 with "offset N: reason" in @err.
  */
 int jit_verify(const uint8_t *code, size_t n, char *err, size_t errlen);
 
