@@ -93,6 +93,8 @@ guest: $(TEST_BIN) $(DEMO_BIN) $(JIT_BIN)
 #                        non-PIE PROG wants to be mapped) and /xonly/lib/xoaudit.so
 #                        (the LD_AUDIT module: libelf is not PIC in Debian, so it is
 #                        linked dynamically and libelf.so.1 goes into the image)
+# xoloader/xoscan.c   -> /xonly/bin/xoscan, the --scan helper (static: capstone
+#                        stays out of the programs it scans, see xoscan.c)
 # tests/xoload/dyn/NAME.c -> /xonly/tests/xoload/NAME, dynamically linked
 # tests/xoload/NAME.sh    -> /xonly/tests/xoload/NAME (shell tests)
 # tests/xoload/lib/*      -> /xonly/lib/xoload/: helpers the tests run under xoload
@@ -100,18 +102,23 @@ XO_CFLAGS  := $(CFLAGS) -Wno-format-truncation
 XO_HDRS    := $(wildcard xoloader/*.h)
 XO_LOADER  := xoloader/xoload.c xoloader/load.c xoloader/elfplan.c xoloader/report.c
 XO_AUDIT   := xoloader/audit.c xoloader/elfplan.c xoloader/report.c
-XO_GUEST   := $(BUILD)/guest/bin/xoload $(BUILD)/guest/lib/xoaudit.so \
+XO_GUEST   := $(BUILD)/guest/bin/xoload $(BUILD)/guest/lib/xoaudit.so $(BUILD)/guest/bin/xoscan \
               $(patsubst tests/xoload/dyn/%.c,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/dyn/*.c)) \
               $(patsubst tests/xoload/%.sh,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/*.sh))
 XO_LIBDIR  := $(BUILD)/guest/lib/xoload
 XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/hello $(XO_LIBDIR)/hello-nosep \
-              $(XO_LIBDIR)/hello-static $(XO_LIBDIR)/libtextrel.so $(XO_LIBDIR)/textrel-user
+              $(XO_LIBDIR)/hello-static $(XO_LIBDIR)/libtextrel.so $(XO_LIBDIR)/textrel-user \
+              $(XO_LIBDIR)/libpkrugadgets.so
 # Dynamically linked guest programs: the image has glibc's ld.so and libc.
 XO_DYN     := -Wl,-Bstatic -lcapstone -Wl,-Bdynamic
 
 $(BUILD)/guest/bin/xoload: $(XO_LOADER) $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -static-pie -o $@ $(XO_LOADER) -lelf -lz
+
+$(BUILD)/guest/bin/xoscan: xoloader/xoscan.c
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) -static -o $@ $< -lcapstone -lelf -lz
 
 $(BUILD)/guest/lib/xoaudit.so: $(XO_AUDIT) $(XO_HDRS)
 	@mkdir -p $(@D)
@@ -121,6 +128,13 @@ $(BUILD)/guest/tests/xoload/%: tests/xoload/dyn/%.c $(TEST_LIB) $(HDRS) $(XO_HEL
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< $(TEST_LIB) $(XO_DYN)
 
+# xo_scan: the gadgets in its own code (-z noseparate-code: .rodata is
+# executable too) and in its DT_NEEDED libpkrugadgets.so.
+$(BUILD)/guest/tests/xoload/xo_scan: tests/xoload/dyn/xo_scan.c tests/xoload/lib/pkrugadgets.S $(TEST_LIB) $(HDRS) $(XO_HELPERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Wl,-z,noseparate-code -o $@ $< tests/xoload/lib/pkrugadgets.S $(TEST_LIB) \
+		-L$(XO_LIBDIR) -Wl,--no-as-needed -lpkrugadgets -Wl,--as-needed -Wl,-rpath,/xonly/lib/xoload $(XO_DYN)
+
 $(BUILD)/guest/tests/xoload/%: tests/xoload/%.sh $(XO_HELPERS)
 	@mkdir -p $(@D)
 	install -m 755 $< $@
@@ -128,6 +142,10 @@ $(BUILD)/guest/tests/xoload/%: tests/xoload/%.sh $(XO_HELPERS)
 $(XO_LIBDIR)/libxoprobe.so: tests/xoload/lib/xoprobe.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -shared -fPIC -o $@ $<
+
+$(XO_LIBDIR)/libpkrugadgets.so: tests/xoload/lib/pkrugadgets.S
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,libpkrugadgets.so -o $@ $<
 
 $(XO_LIBDIR)/hello: tests/xoload/lib/hello.c
 	@mkdir -p $(@D)

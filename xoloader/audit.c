@@ -37,6 +37,7 @@ extern char **environ;
 
 static unsigned long flags;	/* AT_XOLOAD value; 0 if not started by xoload */
 static bool first_base = true;
+static char xoscan[PATH_MAX];	/* ../bin/xoscan next to this module */
 
 static void say(const char *a, const char *b)
 {
@@ -75,6 +76,32 @@ static void protect(const char *path, uint64_t bias, const char *tag)
 		say(name, ": mprotect(PROT_EXEC) failed: its code stays readable");
 	if (flags & XOF_REPORT)
 		report_plan(name, &p, bias, flags & XOF_TSV);
+	if ((flags & XOF_SCAN) && *xoscan) {
+		const char *files[] = { path, NULL };
+
+		scan_run(xoscan, tag, flags & XOF_SCAN_TSV, files);
+	}
+}
+
+/* xoscan sits in ../bin/ relative to this module, like xoload. */
+static void find_xoscan(void)
+{
+	Dl_info di;
+	char *s;
+
+	if (!dladdr((void *)find_xoscan, &di) || !di.dli_fname)
+		return;
+	snprintf(xoscan, sizeof(xoscan), "%s", di.dli_fname);
+	s = strrchr(xoscan, '/');
+	if (!s) {
+		xoscan[0] = 0;
+		return;
+	}
+	snprintf(s, sizeof(xoscan) - (size_t)(s - xoscan), "/../bin/xoscan");
+	if (access(xoscan, X_OK)) {
+		say(xoscan, ": not found: --scan skips the libraries");
+		xoscan[0] = 0;
+	}
 }
 
 static int protect_own(struct dl_phdr_info *info, size_t size, void *arg)
@@ -144,6 +171,8 @@ unsigned int la_version(unsigned int version)
 		reexec_under_xoload();
 	if (flags & XOF_NO_INHERIT)
 		drop_ld_audit();
+	if (flags & XOF_SCAN)
+		find_xoscan();
 	dl_iterate_phdr(protect_own, NULL);
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
 }

@@ -4,8 +4,11 @@
  * the audit module runs before the program's stdio is set up.
  */
 #include <errno.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "report.h"
@@ -35,4 +38,43 @@ int plan_apply(const struct plan *p, uint64_t bias)
 		if (p->r[i].xo && mprotect((void *)(p->r[i].start + bias), p->r[i].end - p->r[i].start, PROT_EXEC))
 			return -errno;
 	return 0;
+}
+
+int scan_run(const char *xoscan, const char *tag, int tsv, const char *const *files)
+{
+	static char tagopt[4096 + 16];
+	const char *argv[16];
+	posix_spawn_file_actions_t fa;
+	char line[4096 + 128];
+	int n = 0, st, rc;
+	pid_t pid;
+
+	argv[n++] = xoscan;
+	if (tsv)
+		argv[n++] = "--tsv";
+	snprintf(tagopt, sizeof(tagopt), "--tag=%s", tag);
+	argv[n++] = tagopt;
+	argv[n++] = "--";
+	while (*files && n < 15)
+		argv[n++] = *files++;
+	argv[n] = NULL;
+	/*
+	 * posix_spawn, not fork: no atfork handlers of the program run, and it
+	 * is safe inside ld.so's la_objopen.  xoscan is static: LD_AUDIT in
+	 * the environment does not apply to it.
+	 */
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, 2, 1);
+	rc = posix_spawn(&pid, xoscan, &fa, NULL, (char *const *)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc) {
+		n = snprintf(line, sizeof(line), "xoload: scan: cannot run %s: %s\n", xoscan, strerror(rc));
+		if (n > 0)
+			(void)!write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+		return -1;
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;	/* SIGCHLD ignored: reaped for us */
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }

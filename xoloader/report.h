@@ -15,5 +15,12 @@
 void report_plan(const char *obj, const struct plan *p, uint64_t bias, int tsv);
 /* Apply @p: mprotect(PROT_EXEC) on every xo range.  Returns 0 or -errno. */
 int plan_apply(const struct plan *p, uint64_t bias);
+/*
+ * --scan: run the scanner @xoscan (a program: see xoscan.c for why) on the
+ * NULL-terminated @files with its output on our stderr, and wait for it.
+ * @tag prefixes the object names.  Returns 0, or -1 if it could not run or
+ * failed (it printed why, or we did).
+ */
+int scan_run(const char *xoscan, const char *tag, int tsv, const char *const *files);
 
 #endif

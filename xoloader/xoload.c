@@ -34,6 +34,9 @@
 #ifndef XOLOAD_AUDIT_DEFAULT
 #define XOLOAD_AUDIT_DEFAULT "/xonly/lib/xoaudit.so"
 #endif
+#ifndef XOLOAD_XOSCAN_DEFAULT
+#define XOLOAD_XOSCAN_DEFAULT "/xonly/bin/xoscan"
+#endif
 
 static const char usage[] =
 "usage: xoload [OPTIONS] PROG [ARGS...]\n"
@@ -52,6 +55,12 @@ static const char usage[] =
 "                        object, address range, 'xo' or 'readable', why\n"
 "  --plan[=human|tsv]    print the plan for PROG and its interpreter and\n"
 "                        exit without running anything (needs no pkeys)\n"
+"  --scan[=human|tsv]    scan the code of every loaded object (PROG, its\n"
+"                        interpreter, each library, xoload's own runtime,\n"
+"                        the vDSO) for instructions that can change PKRU:\n"
+"                        WRPKRU, XRSTOR, XRSTOR64, XRSTORS, XRSTORS64, at\n"
+"                        every byte offset; one line each on stderr (object,\n"
+"                        offset, section, on an instruction boundary or not)\n"
 "  --strict              refuse (exit 126) an object of which no code can be\n"
 "                        made execute-only (TEXTREL, no section headers)\n"
 "  --no-inherit          programs PROG execs run normally (default: they are\n"
@@ -69,6 +78,8 @@ static const char usage[] =
 static char prog_path[PATH_MAX];
 static char audit_env[PATH_MAX + 32];
 static char audit_path[PATH_MAX];
+static char xoscan_path[PATH_MAX];
+static char self_path[PATH_MAX];
 
 static void __attribute__((noreturn)) die(int code, const char *msg)
 {
@@ -104,7 +115,8 @@ static int find_prog(const char *name, char *out, char *err, size_t errlen)
 	return 127;
 }
 
-static void default_audit(void)
+/* @out = DIR/@rel for xoload's own directory DIR if that exists, else @dflt. */
+static void next_to_self(char *out, const char *rel, const char *dflt)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -112,15 +124,16 @@ static void default_audit(void)
 
 	if (n > 0) {
 		exe[n] = 0;
+		snprintf(self_path, sizeof(self_path), "%s", exe);
 		slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = 0;
-			snprintf(audit_path, sizeof(audit_path), "%s/../lib/xoaudit.so", exe);
-			if (!access(audit_path, R_OK))
+			snprintf(out, PATH_MAX, "%s/%s", exe, rel);
+			if (!access(out, R_OK))
 				return;
 		}
 	}
-	snprintf(audit_path, sizeof(audit_path), "%s", XOLOAD_AUDIT_DEFAULT);
+	snprintf(out, PATH_MAX, "%s", dflt);
 }
 
 /* Plan @im; warn about (or, --strict, refuse) objects that stay readable. */
@@ -242,6 +255,7 @@ int main(int argc, char **argv, char **envp)
 	static const struct option opts[] = {
 		{ "report", optional_argument, NULL, 'r' },
 		{ "plan", optional_argument, NULL, 'p' },
+		{ "scan", optional_argument, NULL, 'S' },
 		{ "strict", no_argument, NULL, 's' },
 		{ "no-inherit", no_argument, NULL, 'n' },
 		{ "argv0", required_argument, NULL, '0' },
@@ -267,6 +281,13 @@ int main(int argc, char **argv, char **envp)
 			else if (optarg && strcmp(optarg, "human"))
 				die(2, "--report/--plan take 'human' or 'tsv'");
 			plan_only |= c == 'p';
+			break;
+		case 'S':
+			flags |= XOF_SCAN;
+			if (optarg && !strcmp(optarg, "tsv"))
+				flags |= XOF_SCAN_TSV;
+			else if (optarg && strcmp(optarg, "human"))
+				die(2, "--scan takes 'human' or 'tsv'");
 			break;
 		case 's': flags |= XOF_STRICT; break;
 		case 'n': flags |= XOF_NO_INHERIT; break;
@@ -300,14 +321,26 @@ int main(int argc, char **argv, char **envp)
 	plan_image(&prog, &pplan, flags);
 	if (prog.has_interp)
 		plan_image(&interp, &iplan, flags);
+	if (flags & XOF_SCAN) {
+		next_to_self(xoscan_path, "xoscan", XOLOAD_XOSCAN_DEFAULT);
+		if (access(xoscan_path, X_OK)) {
+			snprintf(err, sizeof(err), "--scan: %s: %s", xoscan_path, strerror(errno));
+			die(127, err);
+		}
+	}
 	if (plan_only) {
+		const char *files[] = { prog_path, prog.has_interp ? prog.interp : NULL, NULL };
+
 		report_plan(prog_path, &pplan, 0, flags & XOF_TSV);
 		if (prog.has_interp)
 			report_plan(prog.interp, &iplan, 0, flags & XOF_TSV);
+		fflush(NULL);
+		if (flags & XOF_SCAN)
+			scan_run(xoscan_path, "", flags & XOF_SCAN_TSV, files);
 		return 0;
 	}
 	if (!*audit_path)
-		default_audit();
+		next_to_self(audit_path, "../lib/xoaudit.so", XOLOAD_AUDIT_DEFAULT);
 	if (prog.has_interp && access(audit_path, R_OK)) {
 		snprintf(err, sizeof(err), "audit module %s: %s", audit_path, strerror(errno));
 		die(127, err);
@@ -331,6 +364,16 @@ int main(int argc, char **argv, char **envp)
 	if (prog.has_interp)
 		close(interp.fd);
 	fflush(NULL);
+	if (flags & XOF_SCAN) {
+		/* From the files: the code is execute-only now.  See xoscan.c. */
+		const char *files[] = { prog_path, prog.has_interp ? prog.interp : "[vdso]",
+					prog.has_interp ? "[vdso]" : NULL, NULL };
+		const char *self[] = { self_path, NULL };
+
+		scan_run(xoscan_path, "", flags & XOF_SCAN_TSV, files);
+		if (*self_path)
+			scan_run(xoscan_path, "[xoload runtime] ", flags & XOF_SCAN_TSV, self);
+	}
 	if (argv0)
 		argv[optind] = (char *)argv0;
 	/* comm as if PROG had been exec'd (ps, pidof); /proc/PID/exe stays xoload. */

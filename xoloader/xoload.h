@@ -16,6 +16,8 @@
 #define XOF_TSV			0x2	/* ... as tab-separated values */
 #define XOF_STRICT		0x4	/* refuse what cannot be made execute-only */
 #define XOF_NO_INHERIT		0x8	/* exec'd children run normally */
+#define XOF_SCAN		0x10	/* run xoscan on every object */
+#define XOF_SCAN_TSV		0x20	/* ... with tab-separated output */
 #define XOF_PRESENT		0x100	/* always set: the value is never 0 */
 
 #endif

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xoscan - find the instructions that can change PKRU in the executable
+ * mappings of ELF objects: WRPKRU (0f 01 ef) and XRSTOR, XRSTOR64,
+ * XRSTORS, XRSTORS64 (any memory operand), at every byte offset.
+ *
+ *   xoscan [--tsv] [--tag=PREFIX] FILE|[vdso]...
+ *
+ * xoload --scan runs it for PROG, the interpreter and its own image, and
+ * the audit module runs it for every object ld.so maps.  It is a process
+ * of its own, not a library linked into the audited program, for two
+ * reasons: capstone (and this parser) would otherwise be code in every
+ * program run under xoload, with WRPKRU/XRSTOR byte sequences of its own
+ * that the scan would then have to report; and the audit module lives in
+ * ld.so's audit namespace, where every library it links is loaded again
+ * for every process.  It reads the file, not memory: the code is
+ * execute-only in memory, and the file bytes are what the mapping holds
+ * (text relocations aside, see xoload(1)).  The vDSO has no file: the
+ * argument "[vdso]" scans xoscan's own, which is the same in every process.
+ *
+ * What is scanned: every file byte a PF_X PT_LOAD maps, page-rounded as
+ * the kernel and ld.so map it (so the ELF header or .rodata in an R+X page
+ * are scanned too: they are executable).  Each occurrence of the opcode
+ * bytes is one finding, reported with
+ *   - its link-time address (the offset from the object's load base for a
+ *     shared object or PIE) and its file offset;
+ *   - the section it is in;
+ *   - "boundary" if the linear disassembly of that section (from the
+ *     section's start, capstone, one byte on after undecodable bytes) has
+ *     this instruction at that offset (its prefixes included), "inside" if
+ *     it lies within or across other instructions (an unaligned gadget), or
+ *     "data" if it is not in an SHF_EXECINSTR section (no disassembly).
+ * Why decoding only at 0x0f bytes is enough: each of these instructions is
+ * 0x0f, an opcode byte, ModRM, after at most some prefixes, and a decode
+ * starting at the 0x0f finds it too.  Capstone 4 does not know WRPKRU (or
+ * RDPKRU): it calls 0f 01 ef invalid, so those bytes are matched directly,
+ * also in the linear disassembly.
+ *
+ * Output on stdout (xoload hands it its stderr), one line per finding:
+ *   human: "xoload: scan: OBJECT +0xVADDR (file 0xOFF) SECTION BOUNDARY: INSN"
+ *   tsv:   "scan\tOBJECT\tVADDR\tOFF\tSECTION\tBOUNDARY\tINSN" (hex, no 0x)
+ * and one summary line per object:
+ *   human: "xoload: scan: OBJECT: N found in B executable bytes"
+ *   tsv:   "scan-total\tOBJECT\tN\tB"
+ * Exit status: 0; 1 if a file could not be scanned (one line on stderr,
+ * the other files are still scanned); 2 usage.
+ */
+#include <capstone.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_SECTS	1024
+
+struct sect {
+	uint64_t off, end;
+	const char *name;
+	bool exec;
+	uint8_t *starts;	/* bitmap of linear-disassembly starts, lazily */
+	uint64_t done;		/* ... computed for [0, done) of the section */
+};
+
+struct obj {
+	const char *name;
+	const uint8_t *img;	/* the file, mapped; or the vDSO in memory */
+	uint64_t fsize;
+	struct sect s[MAX_SECTS];
+	size_t ns;
+	bool tsv;
+	unsigned long found;
+};
+
+static csh cs;
+static cs_insn *insn;
+
+static bool is_prefix(uint8_t b)
+{
+	return b == 0x66 || b == 0x67 || b == 0xf2 || b == 0xf3 || b == 0xf0 || b == 0x2e ||
+	       b == 0x36 || b == 0x3e || b == 0x26 || b == 0x64 || b == 0x65 || (b & 0xf0) == 0x40;
+}
+
+static bool is_pkru_insn(unsigned int id)
+{
+	return id == X86_INS_XRSTOR || id == X86_INS_XRSTOR64 ||
+	       id == X86_INS_XRSTORS || id == X86_INS_XRSTORS64;
+}
+
+/* Capstone 4 calls these invalid; they are 3 bytes, without operands. */
+static const char *pkru_raw(const uint8_t *p, size_t left)
+{
+	if (left >= 3 && p[0] == 0x0f && p[1] == 0x01 && (p[2] == 0xef || p[2] == 0xee))
+		return p[2] == 0xef ? "wrpkru" : "rdpkru";
+	return NULL;
+}
+
+/* Decode one instruction at @p; its size, or 0 if undecodable.  Text in @txt. */
+static size_t decode(const uint8_t *p, size_t left, uint64_t addr, unsigned int *id,
+		     char *txt, size_t txtlen)
+{
+	const char *raw = pkru_raw(p, left);
+
+	if (raw) {
+		*id = 0;
+		if (txt)
+			snprintf(txt, txtlen, "%s", raw);
+		return 3;
+	}
+	if (!cs_disasm_iter(cs, &p, &left, &addr, insn))
+		return 0;
+	*id = insn->id;
+	if (txt)
+		snprintf(txt, txtlen, "%s%s%s", insn->mnemonic, insn->op_str[0] ? " " : "", insn->op_str);
+	return insn->size;
+}
+
+/*
+ * The bitmap of instruction starts of section @s (linear disassembly),
+ * computed as far as offset @upto of the section: only as far as needed,
+ * since the disassembly is by far the slowest part (minutes for a libc
+ * under TCG if done whole, for every object).
+ */
+static const uint8_t *starts_of(struct obj *o, struct sect *s, uint64_t upto)
+{
+	uint64_t len = s->end - s->off;
+	const uint8_t *buf = o->img + s->off;
+	unsigned int id;
+
+	if (!s->starts && !(s->starts = calloc(len / 8 + 1, 1)))
+		return NULL;
+	while (s->done < len && s->done <= upto) {
+		size_t n = decode(buf + s->done, len - s->done, s->done, &id, NULL, 0);
+
+		if (n)
+			s->starts[s->done / 8] |= (uint8_t)(1u << (s->done % 8));
+		s->done += n ? n : 1;
+	}
+	return s->starts;
+}
+
+static bool is_start(const uint8_t *bm, uint64_t i)
+{
+	return bm[i / 8] & (1u << (i % 8));
+}
+
+static struct sect *sect_at(struct obj *o, uint64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < o->ns; i++)
+		if (off >= o->s[i].off && off < o->s[i].end)
+			return &o->s[i];
+	return NULL;
+}
+
+static void finding(struct obj *o, uint64_t vaddr, uint64_t off, const char *sect,
+		    const char *where, const char *txt)
+{
+	o->found++;
+	if (o->tsv)
+		printf("scan\t%s\t%llx\t%llx\t%s\t%s\t%s\n", o->name, (unsigned long long)vaddr,
+		       (unsigned long long)off, sect, where, txt);
+	else
+		printf("xoload: scan: %s +0x%llx (file 0x%llx) %s %s: %s\n", o->name,
+		       (unsigned long long)vaddr, (unsigned long long)off, sect, where, txt);
+}
+
+/* Scan the file window [off, off+len) that a PF_X segment maps at @vaddr. */
+static void scan_window(struct obj *o, const uint8_t *b, uint64_t off, uint64_t len, uint64_t vaddr)
+{
+	uint64_t pos;
+
+	for (pos = 0; pos + 2 < len; pos++) {
+		uint64_t at = pos, fo = off + pos;
+		struct sect *s;
+		const char *where = "data", *sname;
+		char txt[256];
+		unsigned int id;
+		size_t n;
+
+		if (b[pos] != 0x0f)
+			continue;
+		if (b[pos + 1] == 0x01 && b[pos + 2] == 0xef) {
+			snprintf(txt, sizeof(txt), "wrpkru");
+		} else if ((b[pos + 1] == 0xae && (b[pos + 2] & 0x38) == 0x28 && b[pos + 2] < 0xc0) ||
+			   (b[pos + 1] == 0xc7 && (b[pos + 2] & 0x38) == 0x18 && b[pos + 2] < 0xc0)) {
+			/* 0f ae /5 and 0f c7 /3 with a memory operand; capstone decides */
+			n = decode(b + pos, len - pos, vaddr + pos, &id, txt, sizeof(txt));
+			if (!n || !is_pkru_insn(id))
+				continue;
+		} else {
+			continue;
+		}
+		s = sect_at(o, fo);
+		sname = s ? s->name : "(no section)";
+		if (s && s->exec) {
+			const uint8_t *bm = starts_of(o, s, fo - s->off);
+			uint64_t j = fo, lo = fo - s->off > 14 ? fo - 14 : s->off;
+
+			where = "inside";
+			/* The linear instruction may start at a prefix before the 0x0f. */
+			while (bm) {
+				if (is_start(bm, j - s->off)) {
+					if (j < fo)	/* prefixed: report the whole instruction */
+						n = decode(b + (j - off), len - (j - off), 0, &id, txt, sizeof(txt));
+					at = j - off;
+					where = "boundary";
+					break;
+				}
+				if (j == lo || j <= off || !is_prefix(b[j - 1 - off]))
+					break;
+				j--;
+			}
+			if (!bm)
+				where = "unknown";
+		}
+		finding(o, vaddr + at, off + at, sname, where, txt);
+	}
+}
+
+/* Scan the ELF image @img of @size bytes (a mapped file, or the vDSO). */
+static int scan_image(const uint8_t *img, uint64_t size, const char *name, bool tsv)
+{
+	static struct obj o;
+	GElf_Ehdr eh;
+	Elf_Scn *scn = NULL;
+	size_t phnum, shstrndx, i;
+	uint64_t bytes = 0, ps = (uint64_t)sysconf(_SC_PAGESIZE);
+	Elf *e;
+
+	for (i = 0; i < o.ns; i++)
+		free(o.s[i].starts);
+	memset(&o, 0, sizeof(o));
+	o.name = name;
+	o.tsv = tsv;
+	o.img = img;
+	o.fsize = size;
+	/* libelf only reads @img: the cast drops a const it does not need. */
+	e = elf_memory((char *)img, size);
+	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) || gelf_getclass(e) != ELFCLASS64 ||
+	    eh.e_machine != EM_X86_64 || elf_getphdrnum(e, &phnum)) {
+		fprintf(stderr, "xoload: scan: %s: not an x86-64 ELF file\n", name);
+		if (e)
+			elf_end(e);
+		return 1;
+	}
+	if (!elf_getshdrstrndx(e, &shstrndx)) {
+		while ((scn = elf_nextscn(e, scn)) && o.ns < MAX_SECTS) {
+			GElf_Shdr sh;
+			struct sect *s = &o.s[o.ns];
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || sh.sh_size == 0 ||
+			    sh.sh_offset > size || size - sh.sh_offset < sh.sh_size)
+				continue;
+			s->off = sh.sh_offset;
+			s->end = sh.sh_offset + sh.sh_size;
+			s->exec = sh.sh_flags & SHF_EXECINSTR;
+			s->name = elf_strptr(e, shstrndx, sh.sh_name);
+			if (!s->name)
+				s->name = "(unnamed)";
+			o.ns++;
+		}
+	}
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		uint64_t lo, hi;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
+		    ph.p_filesz == 0 || ph.p_offset >= size)
+			continue;
+		/* What the mapping holds: whole pages of the file. */
+		lo = ph.p_offset & ~(ps - 1);
+		hi = ph.p_filesz > size - ph.p_offset ? size : ph.p_offset + ph.p_filesz;
+		hi = (hi + ps - 1) & ~(ps - 1);
+		if (hi > size)
+			hi = size;
+		scan_window(&o, img + lo, lo, hi - lo, ph.p_vaddr - (ph.p_offset - lo));
+		bytes += hi - lo;
+	}
+	if (tsv)
+		printf("scan-total\t%s\t%lu\t%llu\n", name, o.found, (unsigned long long)bytes);
+	else
+		printf("xoload: scan: %s: %lu found in %llu executable bytes\n", name, o.found,
+		       (unsigned long long)bytes);
+	fflush(stdout);
+	elf_end(e);
+	return 0;
+}
+
+static int scan_file(const char *path, const char *tag, bool tsv)
+{
+	char name[4096 + 64];
+	struct stat st;
+	void *img;
+	int fd, ret;
+
+	snprintf(name, sizeof(name), "%s%s", tag, path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size == 0) {
+		fprintf(stderr, "xoload: scan: %s: %s\n", name,
+			fd < 0 ? strerror(errno) : "not a regular, non-empty file");
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (img == MAP_FAILED) {
+		fprintf(stderr, "xoload: scan: %s: %s\n", name, strerror(errno));
+		return 1;
+	}
+	ret = scan_image(img, (uint64_t)st.st_size, name, tsv);
+	munmap(img, (size_t)st.st_size);
+	return ret;
+}
+
+/*
+ * The vDSO has no file, but it is readable and the same in every process:
+ * scan our own.  Its image is a whole ELF file, section headers included.
+ */
+static int scan_vdso(const char *tag, bool tsv)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Phdr *ph;
+	char name[4096 + 64];
+	uint64_t size;
+	int i;
+
+	snprintf(name, sizeof(name), "%s[vdso]", tag);
+	if (!eh) {
+		fprintf(stderr, "xoload: scan: %s: no vDSO\n", name);
+		return 1;
+	}
+	size = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
+	ph = (const Elf64_Phdr *)((const uint8_t *)eh + eh->e_phoff);
+	for (i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_offset + ph[i].p_filesz > size)
+			size = ph[i].p_offset + ph[i].p_filesz;
+	return scan_image((const uint8_t *)eh, size, name, tsv);
+}
+
+int main(int argc, char **argv)
+{
+	const char *tag = "";
+	bool tsv = false;
+	int i, ret = 0;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--tsv"))
+			tsv = true;
+		else if (!strncmp(argv[i], "--tag=", 6))
+			tag = argv[i] + 6;
+		else if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		} else {
+			fprintf(stderr, "usage: xoscan [--tsv] [--tag=PREFIX] FILE|[vdso]...\n");
+			return 2;
+		}
+	}
+	if (i >= argc) {
+		fprintf(stderr, "usage: xoscan [--tsv] [--tag=PREFIX] FILE|[vdso]...\n");
+		return 2;
+	}
+	elf_version(EV_CURRENT);
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK || !(insn = cs_malloc(cs))) {
+		fprintf(stderr, "xoload: scan: cannot open capstone\n");
+		return 1;
+	}
+	for (; i < argc; i++)
+		ret |= strcmp(argv[i], "[vdso]") ? scan_file(argv[i], tag, tsv) : scan_vdso(tag, tsv);
+	return ret;
+}
