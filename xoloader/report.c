@@ -43,7 +43,7 @@ int plan_apply(const struct plan *p, uint64_t bias)
 int scan_run(const char *xoscan, const char *tag, int tsv, const char *const *files)
 {
 	static char tagopt[4096 + 16];
-	const char *argv[16];
+	const char *argv[16], *first;
 	posix_spawn_file_actions_t fa;
 	char line[4096 + 128];
 	int n = 0, st, rc;
@@ -55,6 +55,7 @@ int scan_run(const char *xoscan, const char *tag, int tsv, const char *const *fi
 	snprintf(tagopt, sizeof(tagopt), "--tag=%s", tag);
 	argv[n++] = tagopt;
 	argv[n++] = "--";
+	first = files[0] ? files[0] : "?";
 	while (*files && n < 15)
 		argv[n++] = *files++;
 	argv[n] = NULL;
@@ -73,8 +74,15 @@ int scan_run(const char *xoscan, const char *tag, int tsv, const char *const *fi
 			(void)!write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 		return -1;
 	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;	/* SIGCHLD ignored: reaped for us */
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno == EINTR)
+			continue;
+		/* Reaped by someone else (SIGCHLD ignored, a waitpid(-1) thread). */
+		n = snprintf(line, sizeof(line), "xoload: scan: lost track of %s (%s): the scan of %s may be incomplete\n",
+			     xoscan, strerror(errno), first);
+		if (n > 0)
+			(void)!write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+		return -1;
+	}
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
