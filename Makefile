@@ -16,8 +16,8 @@ CFLAGS  := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
 LDFLAGS := -static -pthread
 
 .DEFAULT_GOAL := help
-.PHONY: help deps guest kernel initramfs check check-all demo shell bench checkpatch \
-        series-build clean
+.PHONY: help deps guest host-tools kernel initramfs check check-all demo shell bench fuzz \
+        checkpatch series-build clean
 
 help:
 	@echo 'xonly: execute-only memory for Linux x86-64 (see README.md)'
@@ -27,6 +27,7 @@ help:
 	@echo '  make demo         boot the VM and run the demo'
 	@echo '  make shell        boot the VM into an interactive shell (exit with: reboot -f)'
 	@echo '  make bench        boot the VM and run the benchmarks (ratios measured side by side)'
+	@echo '  make fuzz         fuzz xoload'"'"'s ELF parsing on the host (FUZZ_N=$(FUZZ_N) mutants, FUZZ_SEED=$(FUZZ_SEED))'
 	@echo '  make kernel       only build (or find cached) the kernel for KVER'
 	@echo '  make initramfs    only build the initramfs for KVER'
 	@echo '  make guest        only build the guest programs into $(BUILD)/guest'
@@ -98,6 +99,7 @@ guest: $(TEST_BIN) $(DEMO_BIN) $(JIT_BIN)
 # tests/xoload/dyn/NAME.c -> /xonly/tests/xoload/NAME, dynamically linked
 # tests/xoload/NAME.sh    -> /xonly/tests/xoload/NAME (shell tests)
 # tests/xoload/lib/*      -> /xonly/lib/xoload/: helpers the tests run under xoload
+# xoloader/bench.c        -> /xonly/bench.d/xoload (make bench)
 XO_CFLAGS  := $(CFLAGS) -Wno-format-truncation
 XO_HDRS    := $(wildcard xoloader/*.h)
 XO_LOADER  := xoloader/xoload.c xoloader/load.c xoloader/elfplan.c xoloader/report.c
@@ -167,7 +169,37 @@ $(XO_LIBDIR)/libtextrel.so: tests/xoload/lib/textrel.c
 $(XO_LIBDIR)/textrel-user: tests/xoload/lib/textrel-user.c $(XO_LIBDIR)/libtextrel.so
 	$(CC) $(CFLAGS) -o $@ $< -L$(XO_LIBDIR) -ltextrel -Wl,-rpath,/xonly/lib/xoload
 
-guest: $(XO_GUEST)
+# make bench: startup and steady-state ratios, native vs under xoload.
+$(BUILD)/guest/bench.d/xoload: xoloader/bench.c
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) -static -o $@ $<
+
+guest: $(XO_GUEST) $(BUILD)/guest/bench.d/xoload
+
+# Host tools: xofuzz (xoloader/fuzz.c) links xoload.c's main() under another
+# name, to run it in a forked child per mutant (tests/host/xoload_fuzz.sh).
+XO_FUZZ    := $(BUILD)/host/xofuzz
+XO_SEEDS   := $(XO_LIBDIR)/hello $(XO_LIBDIR)/hello-nosep $(XO_LIBDIR)/hello-static \
+              $(XO_LIBDIR)/textrel-user $(XO_LIBDIR)/libtextrel.so $(XO_LIBDIR)/libpkrugadgets.so \
+              $(BUILD)/guest/tests/xoload/xo_scan
+FUZZ_N     ?= 50000
+FUZZ_SEED  ?= 1
+
+$(BUILD)/host/xoload-main.o: xoloader/xoload.c $(XO_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) -Dmain=xoload_main -c -o $@ $<
+
+$(XO_FUZZ): xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c xoloader/elfplan.c xoloader/report.c $(XO_HDRS)
+	$(CC) $(XO_CFLAGS) -o $@ xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c \
+		xoloader/elfplan.c xoloader/report.c -lelf
+
+host-tools: $(XO_FUZZ)
+
+# The long run: the real xoload binary executed for each mutant (-x), xoscan
+# on every 4th.  Failures are saved under build/fuzz-failures/.
+fuzz: guest host-tools
+	$(XO_FUZZ) -x -n $(FUZZ_N) -s $(FUZZ_SEED) -S 4 -o $(BUILD)/fuzz-failures \
+		$(BUILD)/guest/bin/xoload $(BUILD)/guest/bin/xoscan $(XO_SEEDS)
 # --- end of xoloader ---------------------------------------------------------------
 
 # --- kernel, image, VM -----------------------------------------------------------
@@ -178,10 +210,10 @@ initramfs: deps guest
 	@scripts/mkinitramfs --kernel "$$(scripts/build-kernel --patches $(PATCHES) $(KVER))" \
 		--guest $(BUILD)/guest -o $(BUILD)/initramfs-$(KVER).cpio.gz
 
-check: deps guest
+check: deps guest host-tools
 	@scripts/check --patches $(PATCHES) $(KVER)
 
-check-all: deps guest
+check-all: deps guest host-tools
 	@scripts/check --patches $(PATCHES) $(KVERS)
 
 demo: deps guest

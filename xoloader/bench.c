@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench.c - /xonly/bench.d/xoload, the xoload benchmark of `make bench`.
+ *
+ * Both figures are measured side by side in this one VM run, native and
+ * under xoload interleaved (native, xoload, native, ...), so that drift of
+ * the (TCG-emulated, shared) machine hits both alike:
+ *   startup  N runs of a small dynamically linked program (hello): the
+ *            median wall time of one run, native vs `xoload hello`
+ *            (target <= 1.10x);
+ *   steady   sha256sum of a 64 MiB file on tmpfs: the sum of the wall
+ *            times of R runs, native vs under xoload (target <= 1.01x).
+ * Prints the ratios; the targets are printed, not enforced (TCG makes
+ * everything slow and startup-heavy).  Exit 0 unless a run failed.
+ *
+ *   xoload-bench [STARTUP_RUNS [STEADY_RUNS [MIB]]]   (default 40 3 64)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define XOLOAD		"/xonly/bin/xoload"
+#define HELLO		"/xonly/lib/xoload/hello"
+#define SHA256SUM	"/usr/bin/sha256sum"
+#define DATA		"/tmp/xoload-bench.data"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Wall time of one run of @argv (stdout to /dev/null), or -1 if it failed. */
+static double timed(char *const argv[])
+{
+	double t0 = now();
+	int st;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		return -1;
+	return now() - t0;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* @mib MiB of deterministic, incompressible-looking bytes. */
+static int make_data(int mib)
+{
+	static uint64_t blk[1 << 17];	/* 1 MiB */
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	int fd = open(DATA, O_WRONLY | O_CREAT | O_TRUNC, 0644), i;
+	size_t k;
+
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < mib; i++) {
+		for (k = 0; k < sizeof(blk) / sizeof(blk[0]); k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			blk[k] = x;
+		}
+		if (write(fd, blk, sizeof(blk)) != (ssize_t)sizeof(blk)) {
+			close(fd);
+			return -1;
+		}
+	}
+	return close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	int nstart = argc > 1 ? atoi(argv[1]) : 40, nsteady = argc > 2 ? atoi(argv[2]) : 3;
+	int mib = argc > 3 ? atoi(argv[3]) : 64, i, failed = 0;
+	double *tn, *tx, sn = 0, sx = 0, mn, mx;
+
+	if (nstart < 1 || nsteady < 1 || mib < 1) {
+		fprintf(stderr, "usage: xoload-bench [STARTUP_RUNS [STEADY_RUNS [MIB]]]\n");
+		return 2;
+	}
+	tn = calloc((size_t)nstart, sizeof(*tn));
+	tx = calloc((size_t)nstart, sizeof(*tx));
+	if (!tn || !tx)
+		return 1;
+
+	/* One run each first: page cache and the like warm for both. */
+	if (timed((char *[]){ HELLO, NULL }) < 0 || timed((char *[]){ XOLOAD, HELLO, NULL }) < 0) {
+		printf("xoload startup: FAILED: %s or %s %s does not run\n", HELLO, XOLOAD, HELLO);
+		return 1;
+	}
+	for (i = 0; i < nstart; i++) {
+		tn[i] = timed((char *[]){ HELLO, "bench", NULL });
+		tx[i] = timed((char *[]){ XOLOAD, HELLO, "bench", NULL });
+		if (tn[i] < 0 || tx[i] < 0)
+			failed = 1;
+	}
+	if (failed) {
+		printf("xoload startup: FAILED: a run of %s exited non-zero\n", HELLO);
+		return 1;
+	}
+	mn = median(tn, nstart);
+	mx = median(tx, nstart);
+	printf("xoload startup: %s, median of %d interleaved runs: native %.2f ms, under xoload %.2f ms: ratio %.3f (target <= 1.10)\n",
+	       HELLO, nstart, mn * 1e3, mx * 1e3, mx / mn);
+	printf("xoload startup: fastest: native %.2f ms, under xoload %.2f ms; slowest: native %.2f ms, under xoload %.2f ms\n",
+	       tn[0] * 1e3, tx[0] * 1e3, tn[nstart - 1] * 1e3, tx[nstart - 1] * 1e3);
+	fflush(stdout);
+
+	if (make_data(mib)) {
+		printf("xoload steady: FAILED: cannot write %d MiB to %s: %s\n", mib, DATA, strerror(errno));
+		return 1;
+	}
+	timed((char *[]){ SHA256SUM, DATA, NULL });	/* warm-up */
+	for (i = 0; i < nsteady; i++) {
+		double a = timed((char *[]){ SHA256SUM, DATA, NULL });
+		double b = timed((char *[]){ XOLOAD, SHA256SUM, DATA, NULL });
+
+		if (a < 0 || b < 0) {
+			printf("xoload steady: FAILED: %s exited non-zero\n", SHA256SUM);
+			unlink(DATA);
+			return 1;
+		}
+		printf("xoload steady: run %d: native %.2f s, under xoload %.2f s\n", i + 1, a, b);
+		fflush(stdout);
+		sn += a;
+		sx += b;
+	}
+	unlink(DATA);
+	printf("xoload steady: sha256sum of %d MiB (tmpfs), %d interleaved runs: native %.2f s, under xoload %.2f s: ratio %.3f (target <= 1.01)\n",
+	       mib, nsteady, sn, sx, sx / sn);
+	return 0;
+}
