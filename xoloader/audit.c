@@ -75,11 +75,11 @@ static void protect(const char *path, uint64_t bias, const char *tag)
 	if (plan_apply(&p, bias))
 		say(name, ": mprotect(PROT_EXEC) failed: its code stays readable");
 	if (flags & XOF_REPORT)
-		report_plan(name, &p, bias, flags & XOF_TSV);
+		report_plan(name, &p, bias, report_fmt(flags));
 	if ((flags & XOF_SCAN) && *xoscan) {
 		const char *files[] = { path, NULL };
 
-		scan_run(xoscan, tag, flags & XOF_SCAN_TSV, files);
+		scan_run(xoscan, tag, scan_fmtopt(flags), files);
 	}
 }
 
@@ -185,7 +185,9 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 	if (lmid == LM_ID_BASE)
 		first_base = false;
 	if (map->l_addr && map->l_addr == getauxval(AT_SYSINFO_EHDR)) {
-		if (flags & XOF_REPORT)
+		if ((flags & XOF_REPORT) && report_fmt(flags) == REPORT_JSON)
+			report_json_note("[vdso]", "kept readable: ld.so and libc read its symbol tables");
+		else if (flags & XOF_REPORT)
 			say("[vdso] kept readable: ld.so and libc read its symbol tables", "");
 		return 0;
 	}

@@ -12,22 +12,71 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "xoload.h"
 
-void report_plan(const char *obj, const struct plan *p, uint64_t bias, int tsv)
+enum report_fmt report_fmt(unsigned long flags)
 {
-	char line[4096 + 128];
-	int i, n;
+	return flags & XOF_JSON ? REPORT_JSON : flags & XOF_TSV ? REPORT_TSV : REPORT_HUMAN;
+}
 
+char *json_str(char *out, size_t len, const char *s)
+{
+	size_t k = 0;
+
+	if (len < 3)
+		return out[0] = 0, out;
+	out[k++] = '"';
+	/* Bytes >= 0x80 go out as they are: paths are bytes, JSON wants UTF-8. */
+	for (; *s && k + 8 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			k += (size_t)snprintf(out + k, len - k, "\\%c", c);
+		else if (c < 0x20)
+			k += (size_t)snprintf(out + k, len - k, "\\u%04x", c);
+		else
+			out[k++] = (char)c;
+	}
+	out[k++] = '"';
+	out[k] = 0;
+	return out;
+}
+
+static void emit(const char *line, int n, size_t size)
+{
+	if (n > 0)
+		(void)!write(2, line, (size_t)n < size ? (size_t)n : size - 1);
+}
+
+void report_plan(const char *obj, const struct plan *p, uint64_t bias, enum report_fmt fmt)
+{
+	char line[3 * 4096 + 256], o[2 * 4096 + 8], w[128];
+	int i;
+
+	if (fmt == REPORT_JSON)
+		json_str(o, sizeof(o), obj);
 	for (i = 0; i < p->n; i++) {
 		const struct plan_range *r = &p->r[i];
+		unsigned long long a = r->start + bias, b = r->end + bias;
 
-		n = snprintf(line, sizeof(line), tsv ? "%s\t%llx\t%llx\t%s\t%s\n" :
-			     "xoload: %s 0x%llx-0x%llx %s %s\n", obj,
-			     (unsigned long long)(r->start + bias), (unsigned long long)(r->end + bias),
-			     r->xo ? "xo" : "readable", r->why);
-		if (n > 0)
-			(void)!write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+		if (fmt == REPORT_JSON)
+			emit(line, snprintf(line, sizeof(line),
+					    "{\"object\":%s,\"start\":%llu,\"end\":%llu,\"xo\":%s,\"why\":%s}\n",
+					    o, a, b, r->xo ? "true" : "false", json_str(w, sizeof(w), r->why)),
+			     sizeof(line));
+		else
+			emit(line, snprintf(line, sizeof(line), fmt == REPORT_TSV ? "%s\t%llx\t%llx\t%s\t%s\n" :
+					    "xoload: %s 0x%llx-0x%llx %s %s\n", obj, a, b,
+					    r->xo ? "xo" : "readable", r->why), sizeof(line));
 	}
+}
+
+void report_json_note(const char *obj, const char *why)
+{
+	char line[3 * 4096 + 256], o[2 * 4096 + 8], w[2 * 256];
+
+	emit(line, snprintf(line, sizeof(line), "{\"object\":%s,\"xo\":false,\"why\":%s}\n",
+			    json_str(o, sizeof(o), obj), json_str(w, sizeof(w), why)), sizeof(line));
 }
 
 int plan_apply(const struct plan *p, uint64_t bias)
@@ -40,7 +89,12 @@ int plan_apply(const struct plan *p, uint64_t bias)
 	return 0;
 }
 
-int scan_run(const char *xoscan, const char *tag, int tsv, const char *const *files)
+const char *scan_fmtopt(unsigned long flags)
+{
+	return flags & XOF_SCAN_JSON ? "--json" : flags & XOF_SCAN_TSV ? "--tsv" : NULL;
+}
+
+int scan_run(const char *xoscan, const char *tag, const char *fmtopt, const char *const *files)
 {
 	static char tagopt[4096 + 16];
 	const char *argv[16], *first;
@@ -50,8 +104,8 @@ int scan_run(const char *xoscan, const char *tag, int tsv, const char *const *fi
 	pid_t pid;
 
 	argv[n++] = xoscan;
-	if (tsv)
-		argv[n++] = "--tsv";
+	if (fmtopt)
+		argv[n++] = fmtopt;
 	snprintf(tagopt, sizeof(tagopt), "--tag=%s", tag);
 	argv[n++] = tagopt;
 	argv[n++] = "--";

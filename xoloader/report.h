@@ -7,20 +7,32 @@
 
 #include "elfplan.h"
 
+enum report_fmt { REPORT_HUMAN, REPORT_TSV, REPORT_JSON };
+
+/* The --report format that the XOF_* @flags ask for. */
+enum report_fmt report_fmt(unsigned long flags);
 /*
  * One line per range of @p (link-time addresses + @bias) to stderr:
  *   human: "xoload: OBJECT 0xSTART-0xEND xo|readable WHY"
  *   tsv:   "OBJECT\tSTART\tEND\txo|readable\tWHY" (hex without 0x)
+ *   json:  {"object":"OBJECT","start":START,"end":END,"xo":true|false,"why":"WHY"}
  */
-void report_plan(const char *obj, const struct plan *p, uint64_t bias, int tsv);
+void report_plan(const char *obj, const struct plan *p, uint64_t bias, enum report_fmt fmt);
+/* A JSON line {"object":"OBJECT","xo":false,"why":"WHY"} for what has no plan (the vDSO). */
+void report_json_note(const char *obj, const char *why);
+/* @s as a JSON string (quoted, escaped) into @out; returns @out. */
+char *json_str(char *out, size_t len, const char *s);
 /* Apply @p: mprotect(PROT_EXEC) on every xo range.  Returns 0 or -errno. */
 int plan_apply(const struct plan *p, uint64_t bias);
 /*
  * --scan: run the scanner @xoscan (a program: see xoscan.c for why) on the
  * NULL-terminated @files with its output on our stderr, and wait for it.
- * @tag prefixes the object names.  Returns 0, or -1 if it could not run or
+ * @tag prefixes the object names, @fmtopt is NULL (human), "--tsv" or
+ * "--json" (xoscan's options).  Returns 0, or -1 if it could not run or
  * failed (it printed why, or we did).
  */
-int scan_run(const char *xoscan, const char *tag, int tsv, const char *const *files);
+/* xoscan's option for the scan format the XOF_* @flags ask for (NULL: human). */
+const char *scan_fmtopt(unsigned long flags);
+int scan_run(const char *xoscan, const char *tag, const char *fmtopt, const char *const *files);
 
 #endif

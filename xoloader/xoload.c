@@ -51,11 +51,15 @@ static const char usage[] =
 "The vDSO stays readable: ld.so reads its symbol tables.\n"
 "\n"
 "options:\n"
-"  --report[=human|tsv]  print one line per executable range on stderr:\n"
+"  --report[=human|tsv|json]\n"
+"                        print one line per executable range on stderr:\n"
 "                        object, address range, 'xo' or 'readable', why\n"
-"  --plan[=human|tsv]    print the plan for PROG and its interpreter and\n"
+"                        (json: one JSON object per line)\n"
+"  --plan[=human|tsv|json]\n"
+"                        print the plan for PROG and its interpreter and\n"
 "                        exit without running anything (needs no pkeys)\n"
-"  --scan[=human|tsv]    scan the code of every loaded object (PROG, its\n"
+"  --scan[=human|tsv|json]\n"
+"                        scan the code of every loaded object (PROG, its\n"
 "                        interpreter, each library, xoload's own runtime,\n"
 "                        the vDSO) for instructions that can change PKRU:\n"
 "                        WRPKRU, XRSTOR, XRSTOR64, XRSTORS, XRSTORS64, at\n"
@@ -134,6 +138,18 @@ static void next_to_self(char *out, const char *rel, const char *dflt)
 		}
 	}
 	snprintf(out, PATH_MAX, "%s", dflt);
+}
+
+/* The flag for --report/--plan/--scan's =FORMAT: human (0), tsv or json. */
+static unsigned int format_flag(const char *fmt, unsigned int tsv, unsigned int json)
+{
+	if (!fmt || !strcmp(fmt, "human"))
+		return 0;
+	if (!strcmp(fmt, "tsv"))
+		return tsv;
+	if (!strcmp(fmt, "json"))
+		return json;
+	die(2, "--report, --plan and --scan take 'human', 'tsv' or 'json'");
 }
 
 /* Plan @im; warn about (or, --strict, refuse) objects that stay readable. */
@@ -275,19 +291,12 @@ int main(int argc, char **argv, char **envp)
 		switch (c) {
 		case 'r':
 		case 'p':
-			flags |= XOF_REPORT;
-			if (optarg && !strcmp(optarg, "tsv"))
-				flags |= XOF_TSV;
-			else if (optarg && strcmp(optarg, "human"))
-				die(2, "--report/--plan take 'human' or 'tsv'");
+			flags = (flags & ~(XOF_TSV | XOF_JSON)) | XOF_REPORT | format_flag(optarg, XOF_TSV, XOF_JSON);
 			plan_only |= c == 'p';
 			break;
 		case 'S':
-			flags |= XOF_SCAN;
-			if (optarg && !strcmp(optarg, "tsv"))
-				flags |= XOF_SCAN_TSV;
-			else if (optarg && strcmp(optarg, "human"))
-				die(2, "--scan takes 'human' or 'tsv'");
+			flags = (flags & ~(XOF_SCAN_TSV | XOF_SCAN_JSON)) | XOF_SCAN |
+				format_flag(optarg, XOF_SCAN_TSV, XOF_SCAN_JSON);
 			break;
 		case 's': flags |= XOF_STRICT; break;
 		case 'n': flags |= XOF_NO_INHERIT; break;
@@ -331,12 +340,12 @@ int main(int argc, char **argv, char **envp)
 	if (plan_only) {
 		const char *files[] = { prog_path, prog.has_interp ? prog.interp : NULL, NULL };
 
-		report_plan(prog_path, &pplan, 0, flags & XOF_TSV);
+		report_plan(prog_path, &pplan, 0, report_fmt(flags));
 		if (prog.has_interp)
-			report_plan(prog.interp, &iplan, 0, flags & XOF_TSV);
+			report_plan(prog.interp, &iplan, 0, report_fmt(flags));
 		fflush(NULL);
 		if (flags & XOF_SCAN)
-			scan_run(xoscan_path, "", flags & XOF_SCAN_TSV, files);
+			scan_run(xoscan_path, "", scan_fmtopt(flags), files);
 		return 0;
 	}
 	if (!*audit_path)
@@ -356,9 +365,9 @@ int main(int argc, char **argv, char **envp)
 		die(126, err);
 	}
 	if (flags & XOF_REPORT) {
-		report_plan(prog_path, &pplan, prog.bias, flags & XOF_TSV);
+		report_plan(prog_path, &pplan, prog.bias, report_fmt(flags));
 		if (prog.has_interp)
-			report_plan(prog.interp, &iplan, interp.bias, flags & XOF_TSV);
+			report_plan(prog.interp, &iplan, interp.bias, report_fmt(flags));
 	}
 	close(prog.fd);
 	if (prog.has_interp)
@@ -370,9 +379,9 @@ int main(int argc, char **argv, char **envp)
 					prog.has_interp ? "[vdso]" : NULL, NULL };
 		const char *self[] = { self_path, NULL };
 
-		scan_run(xoscan_path, "", flags & XOF_SCAN_TSV, files);
+		scan_run(xoscan_path, "", scan_fmtopt(flags), files);
 		if (*self_path)
-			scan_run(xoscan_path, "[xoload runtime] ", flags & XOF_SCAN_TSV, self);
+			scan_run(xoscan_path, "[xoload runtime] ", scan_fmtopt(flags), self);
 	}
 	if (argv0)
 		argv[optind] = (char *)argv0;

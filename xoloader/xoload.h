@@ -18,6 +18,8 @@
 #define XOF_NO_INHERIT		0x8	/* exec'd children run normally */
 #define XOF_SCAN		0x10	/* run xoscan on every object */
 #define XOF_SCAN_TSV		0x20	/* ... with tab-separated output */
+#define XOF_JSON		0x40	/* the report as JSON lines */
+#define XOF_SCAN_JSON		0x80	/* the scan as JSON lines */
 #define XOF_PRESENT		0x100	/* always set: the value is never 0 */
 
 #endif

@@ -4,7 +4,7 @@
  * mappings of ELF objects: WRPKRU (0f 01 ef) and XRSTOR, XRSTOR64,
  * XRSTORS, XRSTORS64 (any memory operand), at every byte offset.
  *
- *   xoscan [--tsv] [--tag=PREFIX] FILE|[vdso]...
+ *   xoscan [--tsv|--json] [--tag=PREFIX] FILE|[vdso]...
  *
  * xoload --scan runs it for PROG, the interpreter and its own image, and
  * the audit module runs it for every object ld.so maps.  It is a process
@@ -42,6 +42,9 @@
  * and one summary line per object:
  *   human: "xoload: scan: OBJECT: N found in B executable bytes"
  *   tsv:   "scan-total\tOBJECT\tN\tB"
+ *   json (--json, one object a line): {"scan":"finding","object":...,
+ *          "vaddr":N,"offset":N,"section":...,"where":...,"insn":...}
+ *          and {"scan":"total","object":...,"found":N,"bytes":N}
  * Exit status: 0; 1 if a file could not be scanned (one line on stderr,
  * the other files are still scanned); 2 usage.
  */
@@ -60,6 +63,8 @@
 
 #define MAX_SECTS	1024
 
+enum { HUMAN, TSV, JSON };
+
 struct sect {
 	uint64_t off, end;
 	const char *name;
@@ -74,7 +79,7 @@ struct obj {
 	uint64_t fsize;
 	struct sect s[MAX_SECTS];
 	size_t ns;
-	bool tsv;
+	int fmt;		/* HUMAN, TSV, JSON */
 	unsigned long found;
 };
 
@@ -160,11 +165,37 @@ static struct sect *sect_at(struct obj *o, uint64_t off)
 	return NULL;
 }
 
+/* @s as a JSON string; bytes >= 0x80 as they are (paths are bytes). */
+static void json_put(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
 static void finding(struct obj *o, uint64_t vaddr, uint64_t off, const char *sect,
 		    const char *where, const char *txt)
 {
 	o->found++;
-	if (o->tsv)
+	if (o->fmt == JSON) {
+		printf("{\"scan\":\"finding\",\"object\":");
+		json_put(o->name);
+		printf(",\"vaddr\":%llu,\"offset\":%llu,\"section\":", (unsigned long long)vaddr,
+		       (unsigned long long)off);
+		json_put(sect);
+		printf(",\"where\":\"%s\",\"insn\":", where);
+		json_put(txt);
+		printf("}\n");
+	} else if (o->fmt == TSV)
 		printf("scan\t%s\t%llx\t%llx\t%s\t%s\t%s\n", o->name, (unsigned long long)vaddr,
 		       (unsigned long long)off, sect, where, txt);
 	else
@@ -226,7 +257,7 @@ static void scan_window(struct obj *o, const uint8_t *b, uint64_t off, uint64_t 
 }
 
 /* Scan the ELF image @img of @size bytes (a mapped file, or the vDSO). */
-static int scan_image(const uint8_t *img, uint64_t size, const char *name, bool tsv)
+static int scan_image(const uint8_t *img, uint64_t size, const char *name, int fmt)
 {
 	static struct obj o;
 	GElf_Ehdr eh;
@@ -239,7 +270,7 @@ static int scan_image(const uint8_t *img, uint64_t size, const char *name, bool 
 		free(o.s[i].starts);
 	memset(&o, 0, sizeof(o));
 	o.name = name;
-	o.tsv = tsv;
+	o.fmt = fmt;
 	o.img = img;
 	o.fsize = size;
 	/* libelf only reads @img: the cast drops a const it does not need. */
@@ -284,7 +315,11 @@ static int scan_image(const uint8_t *img, uint64_t size, const char *name, bool 
 		scan_window(&o, img + lo, lo, hi - lo, ph.p_vaddr - (ph.p_offset - lo));
 		bytes += hi - lo;
 	}
-	if (tsv)
+	if (fmt == JSON) {
+		printf("{\"scan\":\"total\",\"object\":");
+		json_put(name);
+		printf(",\"found\":%lu,\"bytes\":%llu}\n", o.found, (unsigned long long)bytes);
+	} else if (fmt == TSV)
 		printf("scan-total\t%s\t%lu\t%llu\n", name, o.found, (unsigned long long)bytes);
 	else
 		printf("xoload: scan: %s: %lu found in %llu executable bytes\n", name, o.found,
@@ -294,7 +329,7 @@ static int scan_image(const uint8_t *img, uint64_t size, const char *name, bool 
 	return 0;
 }
 
-static int scan_file(const char *path, const char *tag, bool tsv)
+static int scan_file(const char *path, const char *tag, int fmt)
 {
 	char name[4096 + 64];
 	struct stat st;
@@ -316,7 +351,7 @@ static int scan_file(const char *path, const char *tag, bool tsv)
 		fprintf(stderr, "xoload: scan: %s: %s\n", name, strerror(errno));
 		return 1;
 	}
-	ret = scan_image(img, (uint64_t)st.st_size, name, tsv);
+	ret = scan_image(img, (uint64_t)st.st_size, name, fmt);
 	munmap(img, (size_t)st.st_size);
 	return ret;
 }
@@ -325,7 +360,7 @@ static int scan_file(const char *path, const char *tag, bool tsv)
  * The vDSO has no file, but it is readable and the same in every process:
  * scan our own.  Its image is a whole ELF file, section headers included.
  */
-static int scan_vdso(const char *tag, bool tsv)
+static int scan_vdso(const char *tag, int fmt)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
 	const Elf64_Phdr *ph;
@@ -343,30 +378,31 @@ static int scan_vdso(const char *tag, bool tsv)
 	for (i = 0; i < eh->e_phnum; i++)
 		if (ph[i].p_type == PT_LOAD && ph[i].p_offset + ph[i].p_filesz > size)
 			size = ph[i].p_offset + ph[i].p_filesz;
-	return scan_image((const uint8_t *)eh, size, name, tsv);
+	return scan_image((const uint8_t *)eh, size, name, fmt);
 }
 
 int main(int argc, char **argv)
 {
 	const char *tag = "";
-	bool tsv = false;
-	int i, ret = 0;
+	int fmt = HUMAN, i, ret = 0;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--tsv"))
-			tsv = true;
+			fmt = TSV;
+		else if (!strcmp(argv[i], "--json"))
+			fmt = JSON;
 		else if (!strncmp(argv[i], "--tag=", 6))
 			tag = argv[i] + 6;
 		else if (!strcmp(argv[i], "--")) {
 			i++;
 			break;
 		} else {
-			fprintf(stderr, "usage: xoscan [--tsv] [--tag=PREFIX] FILE|[vdso]...\n");
+			fprintf(stderr, "usage: xoscan [--tsv|--json] [--tag=PREFIX] FILE|[vdso]...\n");
 			return 2;
 		}
 	}
 	if (i >= argc) {
-		fprintf(stderr, "usage: xoscan [--tsv] [--tag=PREFIX] FILE|[vdso]...\n");
+		fprintf(stderr, "usage: xoscan [--tsv|--json] [--tag=PREFIX] FILE|[vdso]...\n");
 		return 2;
 	}
 	elf_version(EV_CURRENT);
@@ -375,6 +411,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (; i < argc; i++)
-		ret |= strcmp(argv[i], "[vdso]") ? scan_file(argv[i], tag, tsv) : scan_vdso(tag, tsv);
+		ret |= strcmp(argv[i], "[vdso]") ? scan_file(argv[i], tag, fmt) : scan_vdso(tag, fmt);
 	return ret;
 }

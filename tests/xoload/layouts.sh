@@ -51,6 +51,13 @@ ok $([ $s = 143 ] && echo 0 || echo 1) "death by SIGTERM is seen as such by the 
 $XO --report $L/hello 2>rep >/dev/null
 grep -q "^xoload: $L/hello 0x[0-9a-f]*-0x[0-9a-f]* xo code$" rep
 ok $? "human --report line: 'xoload: OBJECT 0xSTART-0xEND xo code'"
+# json: PROG's lines from xoload, libc's from the audit module, the vDSO note
+$XO --report=json $L/hello 2>rep >/dev/null
+grep -q "^{\"object\":\"$L/hello\",\"start\":[0-9]*,\"end\":[0-9]*,\"xo\":true,\"why\":\"code\"}\$" rep &&
+	grep -q '^{"object":"[^"]*/libc.so.6","start":[0-9]*,"end":[0-9]*,"xo":true,"why":"code"}$' rep &&
+	grep -q '^{"object":"\[vdso\]","xo":false,"why":"kept readable: [^"]*"}$' rep &&
+	! grep -qv '^{.*}$' rep
+ok $? "--report=json: one JSON object per line, for PROG, libc (audit module) and the vDSO"
 $XO --help | grep -q '^usage: xoload \[OPTIONS\] PROG'
 ok $? "--help prints the usage"
 echo "1..$n"
