@@ -163,7 +163,7 @@ static void mutate(size_t *n)
 
 		switch (below(3)) {
 		case 0: put(*n, 56, below(3) ? pn[below(7)] : phnum + below(3) - 1, 2); break;
-		case 1: put(*n, 54, below(2) ? (uint16_t)rnd() : 55 + below(3) * 1 + (below(2) ? 8 : 0), 2); break;
+		case 1: put(*n, 54, below(2) ? (uint16_t)rnd() : 55 + below(3) + (below(2) ? 8 : 0), 2); break;	/* 55..57, 63..65 */
 		default: put(*n, 32, hostile(get(*n, 32, 8), *n), 8); break;
 		}
 		break;

@@ -48,7 +48,7 @@
  * Exit status: 0; 1 if a file could not be scanned (one line on stderr,
  * the other files are still scanned); 2 usage.
  */
-#include <capstone.h>
+#include <capstone/capstone.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -239,8 +239,17 @@ static void scan_window(struct obj *o, const uint8_t *b, uint64_t off, uint64_t 
 			/* The linear instruction may start at a prefix before the 0x0f. */
 			while (bm) {
 				if (is_start(bm, j - s->off)) {
-					if (j < fo)	/* prefixed: report the whole instruction */
-						n = decode(b + (j - off), len - (j - off), 0, &id, txt, sizeof(txt));
+					char t2[256];
+
+					/*
+					 * Prefixed: the linear instruction at j must be this
+					 * one, prefixes and all; report it whole.
+					 */
+					if (j < fo && !((n = decode(b + (j - off), len - (j - off), 0, &id, t2,
+								     sizeof(t2))) > fo - j && is_pkru_insn(id)))
+						break;
+					if (j < fo)
+						snprintf(txt, sizeof(txt), "%s", t2);
 					at = j - off;
 					where = "boundary";
 					break;
