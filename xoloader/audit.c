@@ -42,8 +42,12 @@ static char xoscan[PATH_MAX];	/* ../bin/xoscan next to this module */
 static void say(const char *a, const char *b)
 {
 	char line[PATH_MAX + 256];
-	int n = snprintf(line, sizeof(line), "xoload: %s%s\n", a, b);
+	int n = snprintf(line, sizeof(line), "xoload: %s%s\n", a, b), i;
 
+	/* One line: a control character in an object's name becomes '?'. */
+	for (i = 0; n > 0 && i < n - 1 && i < (int)sizeof(line) - 2; i++)
+		if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
+			line[i] = '?';
 	if (n > 0)
 		(void)!write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }

@@ -341,6 +341,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	unsigned long long nmut = 10000, seed = 1, only = ~0ull, every = 4, i, failures = 0, tapn = 0;
+	unsigned long long range_failures = 0;
 	unsigned long long st_count[256] = { 0 };
 	const char *faildir = "build/fuzz-failures", *xoscan;
 	char errpath[64], first[512];
@@ -441,8 +442,11 @@ int main(int argc, char **argv)
 			printf("not ok %llu - xoload-fuzz: mutant %llu of %s (seed %llu): %s; saved as %s (rerun: xofuzz -s %llu -i %llu ...)\n",
 			       ++tapn, i, sd->path, seed, why, keep, seed, i);
 		}
-		if (only == ~0ull && (i + 1) % 1000 == 0 && !failures)
+		/* A range with a failure has its not-ok lines instead. */
+		if (only == ~0ull && (i + 1) % 1000 == 0 && failures == range_failures)
 			printf("ok %llu - xoload-fuzz: mutants %llu..%llu: no crash, every error one line\n", ++tapn, i - 999, i);
+		if ((i + 1) % 1000 == 0)
+			range_failures = failures;
 		fflush(stdout);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -85,9 +85,28 @@ static char audit_path[PATH_MAX];
 static char xoscan_path[PATH_MAX];
 static char self_path[PATH_MAX];
 
+/*
+ * One line on stderr.  Paths in it come from the command line and from the
+ * files (PT_INTERP): control characters go out as \xNN, or a newline in an
+ * interpreter name would make an error two lines.
+ */
+static void line(const char *prefix, const char *msg)
+{
+	fputs(prefix, stderr);
+	for (; *msg; msg++) {
+		unsigned char c = (unsigned char)*msg;
+
+		if (c < 0x20 || c == 0x7f)
+			fprintf(stderr, "\\x%02x", c);
+		else
+			fputc(c, stderr);
+	}
+	fputc('\n', stderr);
+}
+
 static void __attribute__((noreturn)) die(int code, const char *msg)
 {
-	fprintf(stderr, "xoload: %s\n", msg);
+	line("xoload: ", msg);
 	exit(code);
 }
 
@@ -168,7 +187,7 @@ static void plan_image(struct image *im, struct plan *p, unsigned int flags)
 			 flags & XOF_STRICT ? "; refused (--strict)" : ": kept readable");
 		if (flags & XOF_STRICT)
 			die(126, err);
-		fprintf(stderr, "xoload: warning: %s\n", err);
+		line("xoload: warning: ", err);
 	}
 }
 

@@ -50,6 +50,9 @@ cp $H interp; printf '/lib64/ld-linux-x86-64.so.X' | dd of=interp bs=1 seek="$of
 bad 127 'bad interpreter.*No such file' "missing interpreter" ./interp
 cp $H interp2; printf '/etc/////////////////passwd' | dd of=interp2 bs=1 seek="$off" conv=notrunc 2>/dev/null
 bad 126 'bad interpreter.*not an ELF' "interpreter not ELF" ./interp2
+# Found by the fuzzer: a control character in the name must not split the line.
+cp $H interp3; printf '/lib64/ld-linux\nx86-64.so.2' | dd of=interp3 bs=1 seek="$off" conv=notrunc 2>/dev/null
+bad 127 'bad interpreter: /lib64/ld-linux\\x0ax86-64.so.2: No such file' "interpreter name with a newline" ./interp3
 bad 2 'no program given' "no program"
 echo "1..$n"
 exit $fail
