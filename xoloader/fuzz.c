@@ -256,6 +256,9 @@ static int wfile(const char *path, const uint8_t *b, size_t n)
  * Run @argv with stdout to /dev/null and stderr to @errpath; its status
  * (>= 0), or -SIGNAL, or -1000 for a hang.
  */
+/* The child's status when exec itself failed: the fuzzer's problem, not a finding. */
+#define EXEC_FAILED	125
+
 static volatile sig_atomic_t alarmed;
 
 static void on_alarm(int sig)
@@ -291,7 +294,7 @@ static int run(char *const argv[], const char *errpath)
 			exit(xoload_main(argc, (char **)argv, environ));
 		}
 		execv(argv[0], argv);
-		_exit(125);
+		_exit(EXEC_FAILED);
 	}
 	if (pid < 0)
 		return -1001;
@@ -418,7 +421,10 @@ int main(int argc, char **argv)
 		s = run((char *[]){ (char *)xoload_path, "--plan=tsv", "./m", NULL }, errpath);
 		if (s >= 0 && s < 256)
 			st_count[s]++;
-		if (s < 0 || (s != 0 && s != 126 && s != 127)) {
+		if (s == EXEC_FAILED) {
+			bad = true;
+			snprintf(why, sizeof(why), "could not execute %s (replaced while the fuzzer ran?): not a finding, but not a run either", xoload_path);
+		} else if (s < 0 || (s != 0 && s != 126 && s != 127)) {
 			bad = true;
 			snprintf(why, sizeof(why), "xoload --plan: %s %d", s == -1000 ? "hang" : s < 0 ? "signal" : "status", s < 0 ? -s : s);
 		} else if (s && !one_line(errpath, first, sizeof(first))) {
@@ -427,7 +433,10 @@ int main(int argc, char **argv)
 		}
 		if (!bad && every && i % every == 0) {
 			s = run((char *[]){ (char *)xoscan, "--tsv", "./m", NULL }, errpath);
-			if (s < 0 || s > 1) {
+			if (s == EXEC_FAILED) {
+				bad = true;
+				snprintf(why, sizeof(why), "could not execute %s (replaced while the fuzzer ran?)", xoscan);
+			} else if (s < 0 || s > 1) {
 				bad = true;
 				snprintf(why, sizeof(why), "xoscan: %s %d", s == -1000 ? "hang" : s < 0 ? "signal" : "status", s < 0 ? -s : s);
 			}
