@@ -12,6 +12,7 @@
  * dlopen) are handled by the audit module xoaudit.so, which xoload names
  * in LD_AUDIT.  See README.md for why, and for what stays readable.
  */
+#include <cpuid.h>
 #include <elf.h>
 #include <errno.h>
 #include <getopt.h>
@@ -77,7 +78,8 @@ static const char usage[] =
 "exit status: PROG's own; PROG is not a child, so a death by signal is\n"
 "seen by the caller as that signal (a shell reports 128+N).  xoload's own\n"
 "errors: 127 PROG or its interpreter not found, 126 not executable or\n"
-"malformed, 2 usage error.  Errors are one line on stderr.\n";
+"malformed, or no protection keys on this machine, 2 usage error.  Errors\n"
+"are one line on stderr.\n";
 
 static char prog_path[PATH_MAX];
 static char audit_env[PATH_MAX + 32];
@@ -111,6 +113,21 @@ static void __attribute__((noreturn)) die(int code, const char *msg)
 }
 
 /* Find @name like execvp: on PATH when it has no slash. */
+/*
+ * Without protection keys (PKU in CPUID, and OSPKE: the kernel enabled
+ * them), PROT_EXEC alone is readable on x86: running PROG then would look
+ * like success and protect nothing.  CPUID can claim PKU where the kernel
+ * left CR4.PKE off, hence both bits.
+ */
+static bool have_pkeys(void)
+{
+	unsigned int eax, ebx, ecx, edx;
+
+	if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
+		return false;
+	return (ecx & (1u << 3)) && (ecx & (1u << 4));
+}
+
 static int find_prog(const char *name, char *out, char *err, size_t errlen)
 {
 	const char *path = getenv("PATH"), *p, *e;
@@ -367,6 +384,8 @@ int main(int argc, char **argv, char **envp)
 			scan_run(xoscan_path, "", scan_fmtopt(flags), files);
 		return 0;
 	}
+	if (!have_pkeys())
+		die(126, "no protection keys here (CPUID PKU and OSPKE): code cannot be made execute-only");
 	if (!*audit_path)
 		next_to_self(audit_path, "../lib/xoaudit.so", XOLOAD_AUDIT_DEFAULT);
 	if (prog.has_interp && access(audit_path, R_OK)) {
