@@ -112,7 +112,13 @@ static struct codemem *fail(struct codemem *cm, char *err, size_t errlen, const 
 
 struct codemem *cm_create(enum cm_strategy s, size_t size, char *err, size_t errlen)
 {
+	return cm_create_at(s, NULL, size, err, errlen);
+}
+
+struct codemem *cm_create_at(enum cm_strategy s, void *addr, size_t size, char *err, size_t errlen)
+{
 	struct codemem *cm = calloc(1, sizeof(*cm));
+	int fixed = addr ? MAP_FIXED : 0;
 	int fd;
 
 	if (!cm) {
@@ -136,7 +142,7 @@ struct codemem *cm_create(enum cm_strategy s, size_t size, char *err, size_t err
 			return fail(cm, err, errlen, "ftruncate");
 		}
 		cm->rw = mmap(NULL, cm->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		cm->exec = mmap(NULL, cm->size, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+		cm->exec = mmap(addr, cm->size, PROT_READ | PROT_EXEC, MAP_SHARED | fixed, fd, 0);
 		close(fd);
 		if (cm->rw == MAP_FAILED || cm->exec == MAP_FAILED)
 			return fail(cm, err, errlen, "mmap");
@@ -144,7 +150,7 @@ struct codemem *cm_create(enum cm_strategy s, size_t size, char *err, size_t err
 		return cm;
 	}
 
-	cm->exec = mmap(NULL, cm->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cm->exec = mmap(addr, cm->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | fixed, -1, 0);
 	if (cm->exec == MAP_FAILED)
 		return fail(cm, err, errlen, "mmap");
 	memset(cm->exec, FILL, cm->size);

@@ -33,6 +33,12 @@ struct codemem;
 
 /* Maps @size bytes (rounded up to pages); NULL with a message in @err. */
 struct codemem *cm_create(enum cm_strategy s, size_t size, char *err, size_t errlen);
+/*
+ * The same, with the executable view at @addr (MAP_FIXED: the caller owns
+ * that range, e.g. a PROT_NONE reservation; NULL: anywhere).  Tests use it
+ * to put readable memory right below the code.
+ */
+struct codemem *cm_create_at(enum cm_strategy s, void *addr, size_t size, char *err, size_t errlen);
 void cm_destroy(struct codemem *cm);
 
 /*
