@@ -43,6 +43,7 @@ deps:
 
 # --- guest programs -----------------------------------------------------------
 # tests/lib/*.c       -> libxotest.a, linked into every guest program
+#                        (compiled with -Ijit-demo: xomap.c has a JIT kind)
 # tests/DIR/NAME.c    -> /xonly/tests/DIR/NAME, one test program per file
 # demo/NAME.c         -> /xonly/bin/NAME
 # jit-demo/*.c        -> /xonly/bin/jit-demo (main.c has main(); the rest
@@ -61,7 +62,7 @@ HDRS         := $(wildcard tests/lib/*.h kernel/include/xonly/*.h jit-demo/*.h)
 
 $(BUILD)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) -Ijit-demo -c -o $@ $<
 
 $(TEST_LIB): $(TEST_LIB_OBJ)
 	@rm -f $@
@@ -72,8 +73,9 @@ $(JIT_LIB): $(JIT_LIB_OBJ)
 	ar rcs $@ $^
 
 # Every guest program may use the JIT library and capstone; static linking
-# keeps what it does not use out.
-GUEST_LIBS := $(if $(JIT_LIB_OBJ),$(JIT_LIB)) $(TEST_LIB)
+# keeps what it does not use out.  libxotest.a comes first: its mapping
+# kinds (xomap.c) use the JIT's code memory.
+GUEST_LIBS := $(TEST_LIB) $(if $(JIT_LIB_OBJ),$(JIT_LIB))
 
 $(BUILD)/guest/tests/%: tests/%.c $(GUEST_LIBS) $(HDRS)
 	@mkdir -p $(@D)

@@ -10,7 +10,8 @@
  *    same key (smaps), the code runs there and a load there faults with it;
  *  - madvise(MADV_DONTNEED) + refault: the key stays, a tracer's
  *    PTRACE_PEEKTEXT refaults the page and reads zeros (the contents are
- *    gone), and afterwards a load in the tracee still faults with the key
+ *    gone) or, for a file-backed kind, the file's bytes again (int3 fill
+ *    there), and afterwards a load in the tracee still faults with the key
  *    (the zero page is not executed: zeros decode as add %al,(%rax)).
  */
 #include <signal.h>
@@ -21,6 +22,7 @@
 #include "conf.h"
 
 #define OFF 0x88
+#define FILE_WORD ((long)0xccccccccccccccccul)	/* the "file" kind's file past the code */
 
 struct child_res {
 	int key;
@@ -133,6 +135,7 @@ static void check_dontneed(const struct xomap *m)
 	int st = -1;
 	pid_t pid;
 	char got[32];
+	long want;
 	bool ok;
 
 	if (madvise(m->code, m->len, MADV_DONTNEED)) {
@@ -162,13 +165,17 @@ static void check_dontneed(const struct xomap *m)
 	}
 	if (!tap_ok(exited_0(pid, st), "%s: setup: the traced child ran (status %#x)", m->kind->name, st))
 		goto out;
-	ok = !r->peek_err && r->peek == 0;
+	/* Anonymous memory comes back zero-filled, a file's page from the file. */
+	want = m->kind->file_backed ? FILE_WORD : 0;
+	ok = !r->peek_err && r->peek == want;
 	if (r->peek_err)
 		snprintf(got, sizeof(got), "%s", errname(r->peek_err));
 	else
 		snprintf(got, sizeof(got), "%#lx", (unsigned long)r->peek);
-	conf_check("DONTNEED: tracer refault reads 0", m->kind, ok, "0", ok ? "0" : got,
-		   "PTRACE_PEEKTEXT of the dropped page faults it in again, zero-filled");
+	conf_check("DONTNEED: tracer refault reads", m->kind, ok, m->kind->file_backed ? "file" : "0",
+		   ok ? (m->kind->file_backed ? "file" : "0") : got,
+		   "PTRACE_PEEKTEXT of the dropped page faults it in again, %s (%#lx)",
+		   m->kind->file_backed ? "from the file" : "zero-filled", (unsigned long)want);
 	key_check("DONTNEED: smaps key after refault", m, r->key);
 	load_check("DONTNEED: load after refault", m, &r->ld, m->code + OFF);
 out:

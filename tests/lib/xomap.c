@@ -2,15 +2,18 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "codemem.h"
 #include "mapping.h"
 #include "xomap.h"
 
 #define HUGE_2M		(2ul << 20)
 #define BEFORE_FILL	0x5a	/* the readable page below the code */
+#define FILE_FILL	0xcc	/* the "file" kind's file around the code (int3) */
 
 static size_t one_page(void)
 {
@@ -160,16 +163,76 @@ static int pkey_x_protect(struct xomap *m)
 	return pkey_protect_prot(m, PROT_EXEC);
 }
 
+/*
+ * "jit": code memory of jit-demo/codemem.h (CM_PKEY), placed in our
+ * reservation.  The pages are PROT_READ|PROT_WRITE|PROT_EXEC with the
+ * JIT's own key: only PKRU keeps data accesses out.  Mapping opens the
+ * emitter's write window (cm_begin), so the caller writes and decodes
+ * the code the way the JIT does; protecting closes it (cm_end).
+ */
+static int jit_map(struct xomap *m)
+{
+	uint8_t *wr;
+
+	m->cm = cm_create_at(CM_PKEY, m->code, m->len, m->why, sizeof(m->why));
+	if (!m->cm)
+		return -1;
+	if (cm_begin(m->cm, m->len, &wr) != m->code || wr != (uint8_t *)m->code)
+		return fail(m, -1, "cm_begin did not give the whole code memory");
+	return 0;
+}
+
+static int jit_protect(struct xomap *m)
+{
+	if (cm_end(m->cm, m->code, m->len))
+		return fail(m, -1, "cm_end");
+	return check_key(m, cm_pkey(m->cm));
+}
+
+/*
+ * "file": program text the way xoload maps it (xoloader/load.c): the
+ * file's pages mmap()ed MAP_PRIVATE|MAP_FIXED with PROT_EXEC alone, which
+ * gives them the execute-only key at mmap time (no mprotect).  The file
+ * is an unlinked one in /tmp (tmpfs in the VM): mapping it shared and
+ * writable first lets the caller write the code into the page cache.
+ */
+static int file_map(struct xomap *m)
+{
+	char path[] = "/tmp/xomap-file-XXXXXX";
+
+	m->fd = mkstemp(path);
+	if (m->fd < 0)
+		return fail(m, -1, "mkstemp in /tmp");
+	unlink(path);
+	if (ftruncate(m->fd, (off_t)m->len))
+		return fail(m, -1, "ftruncate");
+	if (mmap(m->code, m->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, m->fd, 0) == MAP_FAILED)
+		return fail(m, -1, "mmap(MAP_SHARED) of the file");
+	memset(m->code, FILE_FILL, m->len);
+	return 0;
+}
+
+static int file_protect(struct xomap *m)
+{
+	if (mmap(m->code, m->len, PROT_EXEC, MAP_PRIVATE | MAP_FIXED, m->fd, 0) == MAP_FAILED)
+		return fail(m, -1, "mmap(PROT_EXEC, MAP_PRIVATE) of the file");
+	return check_key(m, -1);
+}
+
 const struct xomap_kind xomap_kinds[] = {
-	{ "anon", "anonymous page, mprotect(PROT_EXEC)", one_page, 0, anon_map, xo_protect, true, false },
+	{ "anon", "anonymous page, mprotect(PROT_EXEC)", one_page, 0, anon_map, xo_protect, true, false, false },
 	{ "pkey", "anonymous page, pkey_mprotect(PROT_READ|PROT_EXEC) with a PKEY_DISABLE_ACCESS key",
-	  one_page, 0, anon_map, pkey_rx_protect, false, true },
+	  one_page, 0, anon_map, pkey_rx_protect, false, true, false },
 	{ "pkey-x", "anonymous page, pkey_mprotect(PROT_EXEC) with a PKEY_DISABLE_ACCESS key",
-	  one_page, 0, anon_map, pkey_x_protect, false, false },
+	  one_page, 0, anon_map, pkey_x_protect, false, false, false },
 	{ "thp", "2 MiB transparent huge page (MADV_HUGEPAGE), mprotect(PROT_EXEC)",
-	  two_mib, HUGE_2M, thp_map, thp_protect, true, false },
+	  two_mib, HUGE_2M, thp_map, thp_protect, true, false, false },
 	{ "hugetlb", "2 MiB MAP_HUGETLB page, mprotect(PROT_EXEC)", two_mib, HUGE_2M, hugetlb_map, xo_protect,
-	  true, false },
+	  true, false, false },
+	{ "jit", "jit-demo code memory (CM_PKEY): PROT_READ|PROT_WRITE|PROT_EXEC, the JIT's key, written in its window",
+	  one_page, 0, jit_map, jit_protect, false, true, false },
+	{ "file", "a tmpfs file's page mmap()ed PROT_EXEC, MAP_PRIVATE, as xoload maps program text",
+	  one_page, 0, file_map, file_protect, true, false, true },
 };
 const int xomap_nkinds = sizeof(xomap_kinds) / sizeof(xomap_kinds[0]);
 
@@ -189,7 +252,7 @@ int xomap_map(const struct xomap_kind *k, struct xomap *m)
 
 	memset(m, 0, sizeof(*m));
 	m->kind = k;
-	m->pkey = m->alloc_key = -1;
+	m->pkey = m->alloc_key = m->fd = -1;
 	m->len = k->size();
 	/* Room for the page below and for aligning the code: PROT_NONE until used. */
 	m->resv_len = m->len + align + pg;
@@ -220,6 +283,14 @@ int xomap_protect(struct xomap *m)
 
 void xomap_unmap(struct xomap *m)
 {
+	if (m->cm) {
+		cm_thread_lock(m->cm);	/* a failed map may have left the window open */
+		cm_destroy(m->cm);	/* unmaps the code and frees the JIT's key */
+	}
+	if (m->fd >= 0)
+		close(m->fd);
+	m->cm = NULL;
+	m->fd = -1;
 	if (m->resv)
 		munmap(m->resv, m->resv_len);
 	if (m->alloc_key >= 0)

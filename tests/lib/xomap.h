@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 struct xomap;
+struct codemem;
 
 struct xomap_kind {
 	const char *name;	/* column of the results tables: "anon" */
@@ -32,6 +33,8 @@ struct xomap_kind {
 	bool xo_key;
 	/* The VMA has VM_READ (only the key keeps loads out). */
 	bool vm_read;
+	/* The pages come from a file: MADV_DONTNEED refaults its contents, not zeros. */
+	bool file_backed;
 };
 
 struct xomap {
@@ -41,6 +44,8 @@ struct xomap {
 	size_t len;
 	int pkey;		/* the key loads fault with (smaps agrees) */
 	int alloc_key;		/* a key this mapping allocated, or -1 */
+	struct codemem *cm;	/* the "jit" kind's code memory, or NULL */
+	int fd;			/* the "file" kind's file, or -1 */
 	char *resv;		/* the whole reservation, for xomap_unmap() */
 	size_t resv_len;
 	char why[160];		/* why map/protect skipped or failed */
