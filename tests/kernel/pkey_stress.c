@@ -453,7 +453,8 @@ static void *flipper_main(void *unused)
 		r = pkey_mprotect(mine, page_size(), PROT_READ | PROT_WRITE, xo_key);
 		e = errno;
 		count(&st->xo_refused, r == -1 && e == EINVAL,
-		      "pkey_mprotect(PROT_READ|PROT_WRITE, execute-only key %d) = %d %s", xo_key, r, errname(e));
+		      "pkey_mprotect(PROT_READ|PROT_WRITE, execute-only key %d) = %d %s", xo_key, r,
+		      r < 0 ? errname(e) : "");
 		if (r == 0)	/* wrong: do not leave a readable page with that key */
 			pkey_mprotect(mine, page_size(), PROT_READ | PROT_WRITE, 0);
 	}
@@ -491,7 +492,7 @@ static void audit(unsigned char *mine)
 		r = pkey_mprotect(mine, page_size(), PROT_READ | PROT_WRITE, k);
 		e = errno;
 		count(&st->mprot_freed, r == -1 && e == EINVAL, "pkey_mprotect(free key %d, last freed by %d) = %d %s",
-		      k, atomic_load(&last_freer[k]), r, errname(e));
+		      k, atomic_load(&last_freer[k]), r, r < 0 ? errname(e) : "");
 		if (r == 0)	/* wrong, and the page must not keep it */
 			pkey_mprotect(mine, page_size(), PROT_READ | PROT_WRITE, 0);
 		if (atomic_load(&last_freer[k]) && atomic_load(&last_freer[k]) != AUDITOR_ID)
@@ -502,7 +503,7 @@ static void audit(unsigned char *mine)
 	if (held == FREE_KEYS) {
 		atomic_fetch_add(&st->snap_full, 1);
 		count(&st->snap_alloc, k == -1 && e == ENOSPC, "all %d keys held: pkey_alloc = %d %s, want ENOSPC",
-		      held, k, errname(e));
+		      held, k, k < 0 ? errname(e) : "");
 	} else {
 		count(&st->snap_alloc, k > 0 && k < NKEYS && k != xo_key && !atomic_load(&owner[k]),
 		      "%d keys held: pkey_alloc = %d %s, want a free key", held, k, k < 0 ? errname(e) : "");
