@@ -516,6 +516,9 @@ static void audit(unsigned char *mine)
 		      "pkey_free(key %d) twice = %d %s, %d %s; want 0, EINVAL", k, r1, errname(e1), r2, errname(e2));
 	}
 	pthread_rwlock_unlock(&keys_lock);
+	/* The refused calls left the auditor's page (its own: no lock needed) with key 0. */
+	r = smaps_pkey(mine);
+	count(&st->mprot_freed, r == 0, "after pkey_mprotect with free keys was refused the page has key %d, want 0", r);
 }
 
 static void *auditor_main(void *unused)
@@ -746,7 +749,7 @@ int main(int argc, char **argv)
 	report(&st->snap_alloc, 1, "auditor: pkey_alloc gave a free key while fewer than 14 were held, ENOSPC at 14");
 	tap_diag("auditor: %lu of its snapshots had all 14 keys held", atomic_load(&st->snap_full));
 	report(&st->double_free, 1, "auditor: pkey_free of a key succeeds once, then fails EINVAL");
-	report(&st->mprot_freed, 1, "auditor: pkey_mprotect with a free key fails EINVAL");
+	report(&st->mprot_freed, 1, "auditor: pkey_mprotect with a free key fails EINVAL, and the page keeps key 0");
 	tap_ok(atomic_load(&st->freed_by_other) > 0,
 	       "auditor: %lu of those keys had last been freed by another thread (an owner)",
 	       atomic_load(&st->freed_by_other));
