@@ -58,7 +58,7 @@ TEST_SRC     := $(filter-out tests/lib/%,$(TEST_SRC))
 TEST_BIN     := $(patsubst tests/%.c,$(BUILD)/guest/tests/%,$(TEST_SRC))
 DEMO_BIN     := $(patsubst demo/%.c,$(BUILD)/guest/bin/%,$(wildcard demo/*.c))
 JIT_BIN      := $(if $(wildcard jit-demo/main.c),$(BUILD)/guest/bin/jit-demo)
-HDRS         := $(wildcard tests/lib/*.h kernel/include/xonly/*.h jit-demo/*.h)
+HDRS         := $(wildcard tests/*/*.h kernel/include/xonly/*.h jit-demo/*.h)
 
 $(BUILD)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(@D)

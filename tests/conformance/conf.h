@@ -243,7 +243,7 @@ static inline bool conf_fault_ok(const struct insn_skip *log, int nwant, int key
 
 #define CONF_ROWS	48
 #define CONF_KINDS	8
-#define CONF_CELL	24
+#define CONF_CELL	24	/* printed 13 wide: "bytes/EACCES!" keeps its column */
 
 static struct conf_row {
 	char channel[40];
@@ -316,12 +316,12 @@ static inline void conf_table(const char *title)
 		 "own expected result; '-' = not run)", title);
 	printf("# %-36s %-10s", "channel", "expected");
 	for (int k = 0; k < xomap_nkinds && k < CONF_KINDS; k++)
-		printf(" %-10s", xomap_kinds[k].name);
+		printf(" %-13s", xomap_kinds[k].name);
 	putchar('\n');
 	for (int i = 0; i < conf_nrows; i++) {
 		printf("# %-36s %-10s", conf_rows[i].channel, conf_rows[i].want);
 		for (int k = 0; k < xomap_nkinds && k < CONF_KINDS; k++)
-			printf(" %-10s", conf_rows[i].cell[k][0] ? conf_rows[i].cell[k] : "-");
+			printf(" %-13s", conf_rows[i].cell[k][0] ? conf_rows[i].cell[k] : "-");
 		putchar('\n');
 	}
 }
