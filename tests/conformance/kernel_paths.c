@@ -156,9 +156,10 @@ static void check_self_reads(const struct xomap *m)
 
 /* What a forked child, not a tracer, gets for the parent's code. */
 struct child_view {
-	ssize_t mem_r, vm_r;
-	int mem_e, vm_e;
+	ssize_t mem_r, vm_r, ctl_r;
+	int mem_e, vm_e, ctl_e;
 	char mem_buf[PROBE], vm_buf[PROBE];
+	unsigned char ctl_buf[PROBE];
 };
 
 static void check_child_reads(const struct xomap *m)
@@ -176,6 +177,8 @@ static void check_child_reads(const struct xomap *m)
 	if (pid == 0) {
 		v->mem_r = pread_mem(parent, v->mem_buf, PROBE, m->code, &v->mem_e);
 		v->vm_r = vm_readv(parent, v->vm_buf, PROBE, m->code, &v->vm_e);
+		/* Control: the readable page below, through the same file. */
+		v->ctl_r = pread_mem(parent, v->ctl_buf, PROBE, m->before + page_size() - PROBE, &v->ctl_e);
 		_exit(0);
 	}
 	if (pid > 0)
@@ -183,6 +186,13 @@ static void check_child_reads(const struct xomap *m)
 	if (!tap_ok(pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: setup: the reading child ran (status %#x)",
 		    k->name, st))
 		goto out;
+	/*
+	 * Without this an EACCES below could come from ptrace access checks
+	 * (Yama, dumpable) rather than from the execute-only rule.
+	 */
+	tap_ok(v->ctl_r == PROBE && v->ctl_buf[0] == 0x5a && v->ctl_buf[PROBE - 1] == 0x5a,
+	       "%s: control: the child's pread(/proc/%d/mem) of the readable page below the code returns its bytes (%zd, %s)",
+	       k->name, (int)parent, v->ctl_r, errname(v->ctl_r < 0 ? v->ctl_e : 0));
 	got = result(v->mem_r, v->mem_e, v->mem_buf, PROBE);
 	want = procmem_want(m);
 	conf_check("child: /proc/PARENT/mem pread", k, !strcmp(got, want), want, got,
