@@ -202,6 +202,16 @@ host-tools: $(XO_FUZZ)
 fuzz: guest host-tools
 	$(XO_FUZZ) -x -n $(FUZZ_N) -s $(FUZZ_SEED) -S 4 -o $(BUILD)/fuzz-failures \
 		$(BUILD)/guest/bin/xoload $(BUILD)/guest/bin/xoscan $(XO_SEEDS)
+
+# tests/kernel/lib/NAME.c -> /xonly/lib/kernel/NAME: dynamically linked helpers
+# that kernel tests exec (not tests themselves: the runner does not start them)
+KERN_HELPERS := $(patsubst tests/kernel/lib/%.c,$(BUILD)/guest/lib/kernel/%,$(wildcard tests/kernel/lib/*.c))
+
+$(BUILD)/guest/lib/kernel/%: tests/kernel/lib/%.c $(TEST_LIB) $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(TEST_LIB) -ldl
+
+guest: $(KERN_HELPERS)
 # --- end of xoloader ---------------------------------------------------------------
 
 # --- kernel, image, VM -----------------------------------------------------------

@@ -43,3 +43,21 @@ int smaps_pkey(const void *addr)
 	fclose(f);
 	return key;
 }
+
+int proc_status_int(pid_t pid, const char *field)
+{
+	char path[64], line[256];
+	size_t n = strlen(field);
+	int v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':' && sscanf(line + n + 1, "%d", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}

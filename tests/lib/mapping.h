@@ -7,11 +7,14 @@
 #define XONLY_MAPPING_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 size_t page_size(void);
 /* One private anonymous RW page; a failure is fatal (tap_bail). */
 char *map_anon_page(void);
 /* The "ProtectionKey:" of the smaps entry that holds @addr, or -1. */
 int smaps_pkey(const void *addr);
+/* The number in the "@field:" line of /proc/@pid/status, or -1. */
+int proc_status_int(pid_t pid, const char *field);
 
 #endif

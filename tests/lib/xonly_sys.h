@@ -9,6 +9,7 @@
 #ifndef XONLY_SYS_H
 #define XONLY_SYS_H
 
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -22,6 +23,17 @@ static inline int sys_pkey_get(int pkey, unsigned long flags)
 static inline int sys_pkey_set(int pkey, unsigned long rights, unsigned long flags)
 {
 	return (int)syscall(XONLY_NR_pkey_set, pkey, rights, flags);
+}
+
+/* prctl(XONLY_PR_SET_XONLY, ...) and prctl(XONLY_PR_GET_XONLY, ...) */
+static inline int xonly_set(unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5)
+{
+	return prctl(XONLY_PR_SET_XONLY, a2, a3, a4, a5);
+}
+
+static inline int xonly_get(unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5)
+{
+	return prctl(XONLY_PR_GET_XONLY, a2, a3, a4, a5);
 }
 
 #endif

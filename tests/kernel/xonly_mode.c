@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xonly_mode - PR_SET_XONLY / PR_GET_XONLY and what the flag does
+ * (kernel/patches/0006-0008).
+ *
+ * Proves, on a normal boot:
+ *  - GET is 0 at first, GET and SET refuse stray arguments (EINVAL), SET 0
+ *    of a clear flag is EINVAL, SET 1 sets it, SET 0 of a set flag is EPERM
+ *    and leaves it set; /proc/PID/status "Xonly:" follows; the flag is per
+ *    task (a thread started before SET stays clear) and fork copies it;
+ *  - with the flag, file-backed PROT_READ|PROT_EXEC mmap() and mprotect()
+ *    are execute-only (smaps key, SEGV_PKUERR at the exact address), while
+ *    file-backed PROT_READ, PROT_READ|PROT_WRITE|PROT_EXEC, anonymous
+ *    PROT_READ|PROT_EXEC, pkey_mprotect() with an explicit key and the
+ *    mappings made before SET stay readable;
+ *  - a dynamically linked probe exec'd with the flag (and with every key
+ *    opened by WRPKRU before the execve) starts with the default PKRU and
+ *    has main, ld.so, libc and a dlopen()ed library execute-only, the vDSO
+ *    readable, works, and so does a fork+exec'd child of it; the same probe
+ *    exec'd without the flag reads all of that code;
+ *  - pid 1 (busybox) is not in xonly mode;
+ *  - in xonly mode a separate-code PIE runs and dies reading its main, and a
+ *    -z noseparate-code build of it dies (the limit kernel/README.md states).
+ * With xonly=on on the kernel command line instead: GET is 1 from the
+ * start and SET 0 is EPERM, this static test's own code and busybox's (pid
+ * 1) are execute-only, the probe's xonly and the layout checks pass, and a
+ * bad value before it on the command line (xonly=bogus) was warned about.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/klog.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fault.h"
+#include "mapping.h"
+#include "pkru.h"
+#include "tap.h"
+#include "xonly_sys.h"
+
+#define PROBE	"/xonly/lib/kernel/xonly_probe"
+
+/* Its address is this static program's code, mapped by execve(). */
+int main(void);
+
+static int status_xonly(pid_t pid)
+{
+	return proc_status_int(pid, "Xonly");
+}
+
+static bool cmdline_has(const char *word)
+{
+	char buf[4096], *tok, *save;
+	FILE *f = fopen("/proc/cmdline", "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
+		if (!strcmp(tok, word))
+			return true;
+	return false;
+}
+
+/*
+ * Run @fn in a child whose TAP lines come back through a pipe and are
+ * reported here, so that a child that sets the flag (forever) or crashes
+ * leaves this process as it was.  @exec_path, if set, is exec'd instead.
+ */
+static void run_child(const char *what, void (*fn)(void), void (*before_exec)(void),
+		      const char *exec_path, const char *arg)
+{
+	char line[1024];
+	int fds[2], st = -1, n = 0;
+	FILE *in;
+	pid_t pid;
+
+	if (pipe(fds))
+		tap_bail("setup: pipe: %s", errname(errno));
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		if (before_exec)
+			before_exec();
+		if (exec_path) {
+			execl(exec_path, exec_path, arg, (char *)NULL);
+			printf("not ok 1 - exec %s: %s\n", exec_path, errname(errno));
+			_exit(127);
+		}
+		fn();
+		_exit(tap_done());
+	}
+	close(fds[1]);
+	in = fdopen(fds[0], "r");
+	while (in && fgets(line, sizeof(line), in)) {
+		char *rest;
+		bool pass = !strncmp(line, "ok ", 3);
+
+		line[strcspn(line, "\n")] = 0;
+		if (!pass && strncmp(line, "not ok ", 7)) {
+			if (line[0] == '#')
+				tap_diag("%s", line + 1);
+			continue;
+		}
+		rest = strstr(line, " - ");
+		rest = rest ? rest + 3 : line;
+		/* test_prctl()'s and test_rule()'s lines say "xonly_mode: " already */
+		if (!strncmp(rest, "xonly_mode: ", 12))
+			rest += 12;
+		tap_ok(pass, "%s", rest);
+		n++;
+	}
+	if (in)
+		fclose(in);
+	waitpid(pid, &st, 0);
+	tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 0 && n > 0,
+	       "%s: exited normally, status 0, %d results (wait status %#x)", what, n, st);
+}
+
+/* --- the prctl interface ------------------------------------------------ */
+
+static int xo_errno(int r)
+{
+	return r < 0 ? errno : 0;
+}
+
+static void *thread_get(void *arg)
+{
+	(void)arg;
+	return (void *)(long)xonly_get(0, 0, 0, 0);
+}
+
+static pthread_barrier_t early_go;
+
+/* Started before SET: must stay clear, the flag is per task. */
+static void *early_thread(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&early_go);
+	return (void *)(long)xonly_get(0, 0, 0, 0);
+}
+
+/* Calls refused with EINVAL while the flag is clear. */
+static const struct prctl_case {
+	int option;
+	unsigned long a[4];
+	const char *what;
+} einval[] = {
+	{ XONLY_PR_GET_XONLY, { 1, 0, 0, 0 }, "PR_GET_XONLY with arg2 = 1" },
+	{ XONLY_PR_GET_XONLY, { 0, 0, 0, 1 }, "PR_GET_XONLY with arg5 = 1" },
+	{ XONLY_PR_SET_XONLY, { 2, 0, 0, 0 }, "PR_SET_XONLY 2" },
+	{ XONLY_PR_SET_XONLY, { 1, 1, 0, 0 }, "PR_SET_XONLY 1 with arg3 = 1" },
+	{ XONLY_PR_SET_XONLY, { 1, 0, 0, 1 }, "PR_SET_XONLY 1 with arg5 = 1" },
+	{ XONLY_PR_SET_XONLY, { 0, 0, 0, 0 }, "PR_SET_XONLY 0 of a clear flag" },
+};
+
+static void test_prctl(void)
+{
+	pthread_t early, late;
+	void *early_ret, *late_ret;
+	int st = -1, r;
+	size_t i;
+	pid_t pid;
+
+	tap_init("xonly_mode");
+	for (i = 0; i < sizeof(einval) / sizeof(einval[0]); i++) {
+		const struct prctl_case *c = &einval[i];
+
+		r = prctl(c->option, c->a[0], c->a[1], c->a[2], c->a[3]);
+		tap_ok(r == -1 && errno == EINVAL, "%s -> EINVAL (got %d, %s)", c->what, r, errname(xo_errno(r)));
+	}
+	tap_ok(xonly_get(0, 0, 0, 0) == 0 && status_xonly(getpid()) == 0,
+	       "after the refused calls: still clear, GET %d, status Xonly: %d",
+	       xonly_get(0, 0, 0, 0), status_xonly(getpid()));
+
+	pthread_barrier_init(&early_go, NULL, 2);
+	pthread_create(&early, NULL, early_thread, NULL);
+	r = xonly_set(1, 0, 0, 0);
+	tap_ok(r == 0, "PR_SET_XONLY 1 -> 0 (got %d, %s)", r, errname(xo_errno(r)));
+	tap_ok(xonly_get(0, 0, 0, 0) == 1, "PR_GET_XONLY -> 1 (got %d)", xonly_get(0, 0, 0, 0));
+	tap_ok(status_xonly(getpid()) == 1, "/proc/self/status Xonly: 1 (got %d)", status_xonly(getpid()));
+	r = xonly_set(1, 0, 0, 0);
+	tap_ok(r == 0, "PR_SET_XONLY 1 again -> 0 (got %d, %s)", r, errname(xo_errno(r)));
+	r = xonly_set(0, 0, 0, 0);
+	tap_ok(r == -1 && errno == EPERM, "PR_SET_XONLY 0 of a set flag -> EPERM (got %d, %s)", r, errname(xo_errno(r)));
+	r = xonly_set(0, 1, 0, 0);
+	tap_ok(r == -1 && errno == EINVAL, "PR_SET_XONLY 0 with arg3 = 1 -> EINVAL first (got %d, %s)",
+	       r, errname(xo_errno(r)));
+	tap_ok(xonly_get(0, 0, 0, 0) == 1, "after the refused clear: still set (GET %d)", xonly_get(0, 0, 0, 0));
+
+	pthread_barrier_wait(&early_go);
+	pthread_join(early, &early_ret);
+	pthread_create(&late, NULL, thread_get, NULL);
+	pthread_join(late, &late_ret);
+	tap_ok((long)early_ret == 0 && (long)late_ret == 1,
+	       "per task: a thread started before SET has GET %ld, one started after %ld (want 0, 1)",
+	       (long)early_ret, (long)late_ret);
+
+	pid = fork();
+	if (pid == 0)
+		_exit(xonly_get(0, 0, 0, 0) == 1 && status_xonly(getpid()) == 1 ? 0 : 1);
+	waitpid(pid, &st, 0);
+	tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "a fork()ed child has the flag (status %#x)", st);
+}
+
+/* --- the mapping rule ----------------------------------------------------- */
+
+static int self_fd = -1;
+static int anon_xo_key = -1;
+
+static void *map_self(int prot)
+{
+	void *p = mmap(NULL, page_size(), prot, MAP_PRIVATE, self_fd, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* @p (a page of this file, starting "\177ELF") must be execute-only. */
+static void want_xo(const char *what, const void *p)
+{
+	struct fault f;
+	int key = smaps_pkey(p);
+
+	if (!tap_ok(p != NULL, "%s: mapped", what))
+		return;
+	fault_read8(p, &f);
+	tap_ok(key == anon_xo_key && fault_is_pkuerr(&f, key, p),
+	       "%s: execute-only, smaps key %d (the execute-only key %d), read: %s", what, key, anon_xo_key,
+	       fault_str(&f));
+}
+
+static void want_readable(const char *what, const void *p, int want_key)
+{
+	struct fault f;
+	int key = smaps_pkey(p);
+
+	if (!tap_ok(p != NULL, "%s: mapped", what))
+		return;
+	fault_read8(p, &f);
+	tap_ok(key == want_key && !f.hit && !memcmp(p, "\177ELF", 4),
+	       "%s: readable, smaps key %d (want %d), read: %s", what, key, want_key, fault_str(&f));
+}
+
+static void test_rule(void)
+{
+	unsigned char *anon = (unsigned char *)map_anon_page();
+	struct fault f;
+	void *before, *p;
+	int k;
+
+	tap_init("xonly_mode");
+	self_fd = open("/proc/self/exe", O_RDONLY);
+	if (!tap_ok(self_fd >= 0, "setup: open /proc/self/exe (%s)", errname(self_fd < 0 ? errno : 0)))
+		return;
+	/* The key upstream gives PROT_EXEC alone: what the flag must reuse. */
+	anon[0] = 0xc3;
+	mprotect(anon, page_size(), PROT_EXEC);
+	anon_xo_key = smaps_pkey(anon);
+	tap_ok(anon_xo_key > 0, "setup: anonymous PROT_EXEC has the execute-only key %d", anon_xo_key);
+
+	before = map_self(PROT_READ | PROT_EXEC);
+	want_readable("without the flag, file PROT_READ|PROT_EXEC", before, 0);
+	if (!tap_ok(xonly_set(1, 0, 0, 0) == 0, "setup: PR_SET_XONLY 1"))
+		return;
+	want_readable("a file mapping made before SET", before, 0);
+	fault_read8((const void *)main, &f);
+	tap_ok(!f.hit && smaps_pkey((const void *)main) == 0,
+	       "this program's own main, mapped by exec before SET, stays readable (read: %s)", fault_str(&f));
+
+	want_xo("file PROT_READ|PROT_EXEC", map_self(PROT_READ | PROT_EXEC));
+	p = mmap(NULL, page_size(), PROT_READ | PROT_EXEC, MAP_SHARED, self_fd, 0);
+	want_xo("file MAP_SHARED PROT_READ|PROT_EXEC", p == MAP_FAILED ? NULL : p);
+	want_readable("file PROT_READ", map_self(PROT_READ), 0);
+	want_readable("file PROT_READ|PROT_WRITE|PROT_EXEC (private)",
+		      map_self(PROT_READ | PROT_WRITE | PROT_EXEC), 0);
+	p = mmap(NULL, page_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	memcpy(p, "\177ELF", 4);
+	mprotect(p, page_size(), PROT_READ | PROT_EXEC);
+	want_readable("anonymous PROT_READ|PROT_EXEC (a JIT's)", p, 0);
+
+	p = map_self(PROT_READ);
+	tap_ok(p && mprotect(p, page_size(), PROT_READ | PROT_EXEC) == 0, "mprotect(file page, PROT_READ|PROT_EXEC)");
+	want_xo("file PROT_READ, then mprotect PROT_READ|PROT_EXEC", p);
+	tap_ok(p && mprotect(p, page_size(), PROT_READ) == 0, "mprotect(that page, PROT_READ)");
+	want_readable("asking for PROT_READ explicitly afterwards", p, 0);
+
+	k = pkey_alloc(0, 0);
+	p = map_self(PROT_READ);
+	if (tap_ok(k > 0 && p, "setup: pkey_alloc() -> %d", k)) {
+		tap_ok(pkey_mprotect(p, page_size(), PROT_READ | PROT_EXEC, k) == 0,
+		       "pkey_mprotect(file page, PROT_READ|PROT_EXEC, key %d)", k);
+		want_readable("pkey_mprotect with an explicit key keeps that key", p, k);
+	}
+}
+
+/* --- pid 1, the probe ----------------------------------------------------- */
+
+/* Busybox's text mapping in /proc/1/smaps: its perms and key; false if none. */
+static bool init_text(char perms[5], int *key)
+{
+	char line[4096], path[256], pm[5];
+	bool in = false, found = false;
+	FILE *f = fopen("/proc/1/smaps", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		path[0] = 0;
+		if (sscanf(line, "%lx-%lx %4s %*s %*s %*s %255s", &lo, &hi, pm, path) >= 3) {
+			in = strstr(path, "busybox") && strchr(pm, 'x');
+			if (in) {
+				memcpy(perms, pm, 5);
+				found = true;
+			}
+		} else if (in && sscanf(line, "ProtectionKey: %d", key) == 1) {
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void test_init(bool on)
+{
+	char perms[5] = "";
+	int key = -1;
+
+	tap_ok(status_xonly(1) == on, "/proc/1/status Xonly: %d (got %d)", on, status_xonly(1));
+	if (!tap_ok(init_text(perms, &key), "pid 1's busybox text mapping found in /proc/1/smaps"))
+		return;
+	if (on)
+		tap_ok(!strcmp(perms, "--xp") && key > 0, "pid 1's busybox text is execute-only (%s, key %d)",
+		       perms, key);
+	else
+		tap_ok(!strcmp(perms, "r-xp") && key == 0, "pid 1's busybox text is r-x (%s, key %d)", perms, key);
+}
+
+/* SYSLOG_ACTION_READ_ALL of syslog(2): the ring buffer, as dmesg reads it */
+#define KLOG_READ_ALL	3
+
+/* The kernel log holds @text. */
+static bool klog_has(const char *text)
+{
+	static char buf[1 << 20];
+	int n = klogctl(KLOG_READ_ALL, buf, sizeof(buf) - 1);
+
+	if (n < 0)
+		return false;
+	buf[n] = 0;
+	return strstr(buf, text) != NULL;
+}
+
+static void test_boot_on(void)
+{
+	struct fault f;
+	int key = smaps_pkey((const void *)main), r;
+
+	/* scripts/check puts a bad value before xonly=on: warned about, then ignored. */
+	if (cmdline_has("xonly=bogus"))
+		tap_ok(klog_has("xonly=bogus: expected on or off, ignored"),
+		       "xonly=bogus (before xonly=on) was reported in the kernel log and ignored");
+
+	fault_read8((const void *)main, &f);
+	tap_ok(key > 0 && fault_is_pkuerr(&f, key, (const void *)main),
+	       "xonly=on: this static test's own main is execute-only (key %d, read: %s)", key, fault_str(&f));
+	r = xonly_set(0, 0, 0, 0);
+	tap_ok(r == -1 && errno == EPERM, "xonly=on: PR_SET_XONLY 0 -> EPERM (got %d, %s)", r, errname(xo_errno(r)));
+	tap_ok(xonly_set(1, 0, 0, 0) == 0 && status_xonly(getpid()) == 1,
+	       "xonly=on: PR_SET_XONLY 1 -> 0, status Xonly: %d", status_xonly(getpid()));
+}
+
+/* Exec @prog @arg in xonly mode, output discarded: its wait status. */
+static int run_xonly(const char *prog, const char *arg)
+{
+	int st = -1;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		if (xonly_set(1, 0, 0, 0))
+			_exit(125);
+		execl(prog, prog, arg, (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &st, 0);
+	return st;
+}
+
+/*
+ * The limit README states: in a -z noseparate-code program, the PF_X
+ * segment also holds the headers and .rodata ld.so and libc read, so in
+ * xonly mode it dies; the separate-code build of the same program runs.
+ */
+static void test_layouts(void)
+{
+	const char *dir = "/xonly/lib/xoload";
+	char sep[128], nosep[128];
+	int st;
+
+	snprintf(sep, sizeof(sep), "%s/hello", dir);
+	snprintf(nosep, sizeof(nosep), "%s/hello-nosep", dir);
+	if (access(sep, X_OK) || access(nosep, X_OK)) {
+		tap_skip("no xoload helpers", "hello and hello-nosep in xonly mode");
+		return;
+	}
+	st = run_xonly(sep, "x");
+	tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the separate-code PIE hello runs in xonly mode (status %#x)", st);
+	st = run_xonly(sep, "readmain");
+	tap_ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV,
+	       "hello reading its own main in xonly mode dies by SIGSEGV (status %#x)", st);
+	st = run_xonly(nosep, "x");
+	tap_ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV,
+	       "the -z noseparate-code hello dies by SIGSEGV in xonly mode, the documented limit (status %#x)", st);
+}
+
+/* In the probe's child: open every key, then set the flag, then exec. */
+static void open_keys_and_set(void)
+{
+	wrpkru(0);
+	if (xonly_set(1, 0, 0, 0))
+		printf("not ok 1 - PR_SET_XONLY before exec: %s\n", errname(errno));
+}
+
+int main(void)
+{
+	bool on = cmdline_has("xonly=on");
+	int start;
+
+	tap_init("xonly_mode");
+	if (!pkru_supported())
+		tap_bail("no PKU");
+	fault_setup();
+	start = xonly_get(0, 0, 0, 0);
+	if (start < 0)
+		tap_bail("PR_GET_XONLY: %s (a kernel without patch 0006?)", errname(errno));
+	tap_ok(start == on && status_xonly(getpid()) == on,
+	       "at start GET %d, status Xonly: %d (xonly=on %son the command line)", start,
+	       status_xonly(getpid()), on ? "" : "not ");
+	test_init(on);
+
+	if (on) {
+		test_boot_on();
+		tap_skip("xonly=on", "the SET/GET errors, the mapping rule and the probe without the flag");
+	} else {
+		run_child("prctl child", test_prctl, NULL, NULL, NULL);
+		run_child("mapping-rule child", test_rule, NULL, NULL, NULL);
+		run_child("probe without the flag", NULL, NULL, PROBE, "plain");
+	}
+	run_child("probe exec'd with the flag", NULL, open_keys_and_set, PROBE, "xo");
+	test_layouts();
+	return tap_done();
+}
