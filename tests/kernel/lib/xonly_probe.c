@@ -16,6 +16,7 @@
  * Every check is one TAP line; the parent re-reports them.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +110,7 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 	uint32_t pkru0 = pkru_supported() ? rdpkru() : 0;
+	struct dl_find_object dlfo;
 	pid_t (*getpid_p)(void);
 	const unsigned char *vdso;
 	struct timespec ts;
@@ -140,7 +142,10 @@ int main(int argc, char **argv)
 	if (tap_ok(ldso_fn && strstr(object_of(ldso_fn), "ld-linux"), "_dl_debug_state resolves into ld.so")) {
 		probe("ld.so _dl_debug_state", ldso_fn);
 		((void (*)(void))ldso_fn)();
-		tap_ok(true, "calling ld.so's _dl_debug_state works");
+		/* and then a dynamic-linker query with a result to check */
+		tap_ok(_dl_find_object((void *)main, &dlfo) == 0 &&
+		       (char *)dlfo.dlfo_map_start <= (char *)main && (char *)main < (char *)dlfo.dlfo_map_end,
+		       "calling ld.so's _dl_debug_state and _dl_find_object(main) works");
 	}
 	if (xo)
 		tap_ok(pkru_rights(pkru0, xo_key) & PKEY_DISABLE_ACCESS,
