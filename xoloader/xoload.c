@@ -31,6 +31,7 @@
 #include "load.h"
 #include "report.h"
 #include "xoload.h"
+#include "xonly/uapi.h"
 
 #ifndef XOLOAD_AUDIT_DEFAULT
 #define XOLOAD_AUDIT_DEFAULT "/xonly/lib/xoaudit.so"
@@ -70,6 +71,15 @@ static const char usage[] =
 "                        made execute-only (TEXTREL, no section headers)\n"
 "  --no-inherit          programs PROG execs run normally (default: they are\n"
 "                        run under xoload again, see xoload(1))\n"
+"  --kernel              let the kernel do it: set the xonly exec mode\n"
+"                        (prctl PR_SET_XONLY, kernel/patches 0006-0008) and\n"
+"                        execve PROG; every file-backed PROT_READ|PROT_EXEC\n"
+"                        mapping, PROG's, ld.so's and each library's, is then\n"
+"                        execute-only, and so are all descendants (the flag\n"
+"                        cannot be cleared).  No page split: a PF_X segment\n"
+"                        that holds data becomes unreadable too.  Not with\n"
+"                        --report, --plan, --scan, --strict, --no-inherit,\n"
+"                        --audit\n"
 "  --argv0=NAME          pass NAME as argv[0] instead of PROG\n"
 "  --audit=PATH          the audit module (default: ../lib/xoaudit.so next\n"
 "                        to xoload, else " XOLOAD_AUDIT_DEFAULT ")\n"
@@ -302,6 +312,28 @@ static void __attribute__((noreturn)) handover(uint64_t entry, int argc, char **
 	}
 }
 
+/*
+ * --kernel: the kernel's xonly exec mode does what xoload does by hand,
+ * from the execve() on: binfmt_elf maps PROG's and ld.so's PF_X segments
+ * execute-only, ld.so's mmap()s of libraries get the same, and the flag is
+ * inherited by every descendant.  xoload only checks PROG (so that bad
+ * input gets the same errors as without --kernel) and sets the flag.
+ */
+static void __attribute__((noreturn)) run_kernel_mode(char **argv, char **envp)
+{
+	char err[PATH_MAX + 200];
+
+	if (prctl(XONLY_PR_SET_XONLY, 1, 0, 0, 0)) {
+		snprintf(err, sizeof(err),
+			 "--kernel: this kernel has no xonly exec mode (prctl(PR_SET_XONLY): %s); it needs kernel/patches 0006-0008",
+			 strerror(errno));
+		die(126, err);
+	}
+	execve(prog_path, argv, envp);
+	snprintf(err, sizeof(err), "%s: %s", prog_path, strerror(errno));
+	die(errno == ENOENT ? 127 : 126, err);
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	static const struct option opts[] = {
@@ -310,6 +342,7 @@ int main(int argc, char **argv, char **envp)
 		{ "scan", optional_argument, NULL, 'S' },
 		{ "strict", no_argument, NULL, 's' },
 		{ "no-inherit", no_argument, NULL, 'n' },
+		{ "kernel", no_argument, NULL, 'k' },
 		{ "argv0", required_argument, NULL, '0' },
 		{ "audit", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
@@ -319,7 +352,7 @@ int main(int argc, char **argv, char **envp)
 	static struct plan pplan, iplan;
 	char err[PATH_MAX + 200];
 	unsigned int flags = 0;
-	bool plan_only = false;
+	bool plan_only = false, kernel_mode = false;
 	const char *argv0 = NULL;
 	int c, rc;
 
@@ -336,6 +369,7 @@ int main(int argc, char **argv, char **envp)
 			break;
 		case 's': flags |= XOF_STRICT; break;
 		case 'n': flags |= XOF_NO_INHERIT; break;
+		case 'k': kernel_mode = true; break;
 		case '0': argv0 = optarg; break;
 		case 'a': snprintf(audit_path, sizeof(audit_path), "%s", optarg); break;
 		case 'h': fputs(usage, stdout); return 0;
@@ -344,6 +378,9 @@ int main(int argc, char **argv, char **envp)
 	}
 	if (optind >= argc)
 		die(2, "no program given (see --help)");
+	/* The kernel maps everything: nothing of xoload's own machinery applies. */
+	if (kernel_mode && ((flags & ~XOF_PRESENT) || plan_only || *audit_path))
+		die(2, "--kernel: not with --report, --plan, --scan, --strict, --no-inherit or --audit (see --help)");
 	rc = find_prog(argv[optind], prog_path, err, sizeof(err));
 	if (rc)
 		die(rc, err);
@@ -362,6 +399,13 @@ int main(int argc, char **argv, char **envp)
 			snprintf(err, sizeof(err), "%s: bad interpreter %s: not a shared object", prog_path, prog.interp);
 			die(126, err);
 		}
+	}
+	if (kernel_mode) {
+		if (!have_pkeys())
+			die(126, "no protection keys here (CPUID PKU and OSPKE): code cannot be made execute-only");
+		if (argv0)
+			argv[optind] = (char *)argv0;
+		run_kernel_mode(argv + optind, envp);
 	}
 	plan_image(&prog, &pplan, flags);
 	if (prog.has_interp)

@@ -1,0 +1,44 @@
+#!/bin/sh
+# kernel.sh - xoload --kernel hands the job to the kernel's xonly exec mode
+# (kernel/patches 0006-0008): the program it starts has main, ld.so, libc
+# and a dlopen()ed library execute-only without any of xoload's own
+# mapping (tests/kernel/lib/xonly_probe checks that from inside, and that
+# its exec'd child is so too); the flag shows in /proc/PID/status of the
+# program and of its descendants; the program's exit status passes
+# through; and the options that cannot apply are usage errors.
+XO=/xonly/bin/xoload
+PROBE=/xonly/lib/kernel/xonly_probe
+n=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - xoload-kernel: $2"; else echo "not ok $n - xoload-kernel: $2"; fi; }
+
+# The probe prints TAP of its own; keep its lines as comments, count failures.
+out=$($XO --kernel $PROBE xo 2>&1); st=$?
+echo "$out" | sed 's/^/#   /'
+fails=$(echo "$out" | grep -c '^not ok')
+oks=$(echo "$out" | grep -c '^ok')
+[ "$st" = 0 ] && [ "$fails" = 0 ] && [ "$oks" -ge 10 ]
+ok $? "xoload --kernel $PROBE xo: main, ld.so, libc, a dlopen()ed library and the exec'd child execute-only ($oks ok, $fails not ok, status $st)"
+
+line=$($XO --kernel /usr/bin/cat /proc/self/status | grep '^Xonly:')
+[ "$line" = "$(printf 'Xonly:\t1')" ]
+ok $? "the program runs in xonly mode ('$line')"
+line=$($XO --kernel /bin/bash -c '/usr/bin/cat /proc/self/status' | grep '^Xonly:')
+[ "$line" = "$(printf 'Xonly:\t1')" ]
+ok $? "and so does what it executes ('$line' for bash's child cat)"
+key=$($XO --kernel /usr/bin/cat /proc/self/smaps | awk '
+	/^[0-9a-f]+-[0-9a-f]+ / { x = ($2 ~ /x/); f = $6 }
+	x && f == "/usr/bin/cat" && /^ProtectionKey:/ { print $2; exit }')
+[ -n "$key" ] && [ "$key" != 0 ]
+ok $? "cat's own code mapping has the execute-only key (ProtectionKey ${key:-none}), mapped by the kernel"
+
+$XO --kernel /bin/bash -c 'exit 7'; st=$?
+ok $([ "$st" = 7 ] && echo 0 || echo 1) "the program's exit status passes through (7, got $st)"
+
+for opt in --report --plan --scan --strict --no-inherit --audit=/x; do
+	err=$($XO --kernel $opt /usr/bin/cat /dev/null 2>&1); st=$?
+	[ "$st" = 2 ] && echo "$err" | grep -q -- '--kernel: not with'
+	ok $? "--kernel $opt: usage error, status 2 (got $st: $err)"
+done
+$XO --kernel /nonexistent 2>/dev/null; st=$?
+ok $([ "$st" = 127 ] && echo 0 || echo 1) "--kernel with a missing program: 127 (got $st)"
+echo "1..$n"
