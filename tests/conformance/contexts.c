@@ -188,7 +188,7 @@ static int exec_image(int fd, const char *old)
 	s.first_key = pkey_alloc(0, 0);
 	if (s.first_key >= 0)
 		pkey_free(s.first_key);
-	s.old_gone = smaps_kb((void *)strtoul(old, NULL, 16), "Size") < 0;
+	s.old_gone = smaps_field((void *)strtoul(old, NULL, 16), "Size") < 0;
 	if (write(fd, &s, sizeof(s)) != sizeof(s))
 		return 1;
 	for (int i = 0; i < xomap_nkinds; i++) {

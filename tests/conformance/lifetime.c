@@ -112,7 +112,7 @@ static void check_mremap(struct xomap *m)
 	}
 	m->code = to;
 	key_check("mremap: smaps key at new address", m, smaps_pkey(to));
-	ok = smaps_kb(old, "Size") < 0;
+	ok = smaps_field(old, "Size") < 0;
 	conf_check("mremap: old address unmapped", m->kind, ok, "gone", ok ? "gone" : "mapped",
 		   "nothing is mapped at the old address %p", (void *)old);
 	ok = conf_exec_at(to, got, sizeof(got));
@@ -122,7 +122,7 @@ static void check_mremap(struct xomap *m)
 	load_check("mremap: load at new address", m, &log, to + OFF);
 	if (m->kind->align)
 		tap_diag("%s: after mremap AnonHugePages %ld kB, Private_Hugetlb %ld kB", m->kind->name,
-			 smaps_kb(to, "AnonHugePages"), smaps_kb(to, "Private_Hugetlb"));
+			 smaps_field(to, "AnonHugePages"), smaps_field(to, "Private_Hugetlb"));
 	/* The moved code goes with its new reservation; xomap_unmap() frees the old one. */
 	m->code = old;
 	munmap(resv, len);

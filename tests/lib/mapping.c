@@ -23,12 +23,12 @@ char *map_anon_page(void)
 	return p;
 }
 
-int smaps_pkey(const void *addr)
+long smaps_field(const void *addr, const char *field)
 {
-	char line[4096];
+	char line[4096], name[64];
 	unsigned long start, end, a = (unsigned long)addr;
+	long val = -1, v;
 	bool in = false;
-	int key = -1;
 	FILE *f = fopen("/proc/self/smaps", "r");
 
 	if (!f)
@@ -37,11 +37,18 @@ int smaps_pkey(const void *addr)
 		/* Mapping lines start "lo-hi "; field lines never have a '-' there. */
 		if (sscanf(line, "%lx-%lx ", &start, &end) == 2)
 			in = start <= a && a < end;
-		else if (in && sscanf(line, "ProtectionKey: %d", &key) == 1)
+		else if (in && sscanf(line, "%63[^:]: %ld", name, &v) == 2 && !strcmp(name, field)) {
+			val = v;
 			break;
+		}
 	}
 	fclose(f);
-	return key;
+	return val;
+}
+
+int smaps_pkey(const void *addr)
+{
+	return (int)smaps_field(addr, "ProtectionKey");
 }
 
 int proc_status_int(pid_t pid, const char *field)

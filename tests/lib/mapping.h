@@ -14,6 +14,8 @@ size_t page_size(void);
 char *map_anon_page(void);
 /* The "ProtectionKey:" of the smaps entry that holds @addr, or -1. */
 int smaps_pkey(const void *addr);
+/* A numeric "Field:" (kB for sizes) of the smaps entry holding @addr; -1 if none. */
+long smaps_field(const void *addr, const char *field);
 /* The number in the "@field:" line of /proc/@pid/status, or -1. */
 int proc_status_int(pid_t pid, const char *field);
 

@@ -25,28 +25,6 @@ static size_t two_mib(void)
 	return HUGE_2M;
 }
 
-long smaps_kb(const void *addr, const char *field)
-{
-	char line[4096], name[64];
-	unsigned long start, end, a = (unsigned long)addr;
-	long kb = -1, v;
-	bool in = false;
-	FILE *f = fopen("/proc/self/smaps", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx ", &start, &end) == 2)
-			in = start <= a && a < end;
-		else if (in && sscanf(line, "%63[^:]: %ld", name, &v) == 2 && !strcmp(name, field)) {
-			kb = v;
-			break;
-		}
-	}
-	fclose(f);
-	return kb;
-}
-
 static int fail(struct xomap *m, int ret, const char *what)
 {
 	snprintf(m->why, sizeof(m->why), "%s: %s", what, strerror(errno));
@@ -75,7 +53,7 @@ static int thp_map(struct xomap *m)
 	if (madvise(m->code, m->len, MADV_HUGEPAGE))
 		return fail(m, 1, "madvise(MADV_HUGEPAGE)");
 	m->code[0] = 1;	/* the first touch of an aligned VMA takes a huge page */
-	kb = smaps_kb(m->code, "AnonHugePages");
+	kb = smaps_field(m->code, "AnonHugePages");
 	if (kb < (long)(m->len >> 10)) {
 		char mode[64] = "?";
 		FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
@@ -133,7 +111,7 @@ static int thp_protect(struct xomap *m)
 
 	if (xo_protect(m))
 		return -1;
-	kb = smaps_kb(m->code, "AnonHugePages");
+	kb = smaps_field(m->code, "AnonHugePages");
 	if (kb < (long)(m->len >> 10)) {
 		snprintf(m->why, sizeof(m->why), "mprotect(PROT_EXEC) split the huge page: AnonHugePages %ld kB", kb);
 		return -1;

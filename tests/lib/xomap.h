@@ -61,7 +61,5 @@ int xomap_map(const struct xomap_kind *k, struct xomap *m);
 /* Step 2: @m->code becomes execute-only, @m->pkey its key. */
 int xomap_protect(struct xomap *m);
 void xomap_unmap(struct xomap *m);
-/* A "Field:" of the smaps entry that holds @addr, in kB; -1 if none. */
-long smaps_kb(const void *addr, const char *field);
 
 #endif
