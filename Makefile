@@ -214,6 +214,28 @@ $(BUILD)/guest/lib/kernel/%: tests/kernel/lib/%.c $(TEST_LIB) $(HDRS)
 guest: $(KERN_HELPERS)
 # --- end of xoloader ---------------------------------------------------------------
 
+# --- the test runner's own pieces ----------------------------------------------------
+# initramfs/run-one.c   -> /xonly/bin/run-one: runs one test so that nothing it
+#                          starts outlives it (initramfs/run-tests)
+# tests/lib/tap.sh      -> /xonly/lib/tap.sh: the TAP printer of shell tests
+# tests/harness/NAME.sh -> /xonly/tests/harness/NAME: tests of the runner
+HARNESS := $(BUILD)/guest/bin/run-one $(BUILD)/guest/lib/tap.sh \
+           $(patsubst tests/harness/%.sh,$(BUILD)/guest/tests/harness/%,$(wildcard tests/harness/*.sh))
+
+$(BUILD)/guest/bin/run-one: initramfs/run-one.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -static -o $@ $<
+
+$(BUILD)/guest/lib/tap.sh: tests/lib/tap.sh
+	@mkdir -p $(@D)
+	install -m 644 $< $@
+
+$(BUILD)/guest/tests/harness/%: tests/harness/%.sh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+guest: $(HARNESS)
+
 # --- kernel, image, VM -----------------------------------------------------------
 kernel: deps
 	@scripts/build-kernel --patches $(PATCHES) $(KVER) >/dev/null
