@@ -16,7 +16,7 @@ CFLAGS  := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
 LDFLAGS := -static -pthread
 
 .DEFAULT_GOAL := help
-.PHONY: help deps guest host-tools kernel initramfs check check-all demo shell bench fuzz \
+.PHONY: help deps guest host-tools kernel initramfs check check-all check-host demo shell bench fuzz \
         checkpatch series-build clean
 
 help:
@@ -24,6 +24,7 @@ help:
 	@echo
 	@echo '  make check        build the patched kernel (KVER=$(KVER)), boot it in QEMU, run all tests'
 	@echo '  make check-all    the same for each of: $(KVERS)'
+	@echo '  make check-host   only the host-side tests (tests/host/*.sh): no kernel, no VM'
 	@echo '  make demo         boot the VM and run the demo'
 	@echo '  make shell        boot the VM into an interactive shell (exit with: reboot -f)'
 	@echo '  make bench        boot the VM and run the benchmarks (ratios measured side by side)'
@@ -249,6 +250,9 @@ check: deps guest host-tools
 
 check-all: deps guest host-tools
 	@scripts/check --patches $(PATCHES) $(KVERS)
+
+check-host: deps guest host-tools
+	@scripts/check --mode host
 
 demo: deps guest
 	@scripts/check --patches $(PATCHES) --mode demo $(KVER)

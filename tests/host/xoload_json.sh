@@ -7,10 +7,12 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 xo=$top/build/guest/bin/xoload l=$top/build/guest/lib/xoload
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - xoload-json: $2"; else failed=1; echo "not ok $n - xoload-json: $2"; fi; }
+. "$top/tests/lib/tap.sh"
+tap_init xoload-json
 if ! command -v python3 >/dev/null; then
-	echo "ok 1 - xoload-json: json checks # SKIP no python3 on this host"; echo "1..1"; exit 0
+	skip "no python3 on this host" "json checks"
+	tap_done
+	exit
 fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # A program name that needs escaping: quote, backslash, tab.
@@ -50,5 +52,4 @@ done
 "$xo" --report=yaml "$l/hello" >/dev/null 2>"$tmp/err"; s=$?
 [ $s = 2 ] && grep -q "^xoload: .*'json'" "$tmp/err"
 ok $? "--report=yaml: usage error (status $s): $(cat "$tmp/err")"
-echo "1..$n"
-exit "$failed"
+tap_done

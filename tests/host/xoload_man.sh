@@ -6,8 +6,8 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 xo=$top/build/guest/bin/xoload man1=$top/xoloader/xoload.1
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - xoload-man: $2"; else failed=1; echo "not ok $n - xoload-man: $2"; fi; }
+. "$top/tests/lib/tap.sh"
+tap_init xoload-man
 
 warn=$(groff -man -Tascii -ww -z "$man1" 2>&1)
 ok $([ -z "$warn" ] && echo 0 || echo 1) "groff -man -ww renders xoload.1 without warnings${warn:+: $warn}"
@@ -32,5 +32,4 @@ for o in $mopts; do
 	printf '%s\n' "$hopts" | grep -qx -- "$o"
 	ok $? "the man page's $o is in --help"
 done
-echo "1..$n"
-exit "$failed"
+tap_done

@@ -7,17 +7,20 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 xo=$top/build/guest/bin/xoload
-echo "1..3"
+. "$top/tests/lib/tap.sh"
+tap_init xoload-nopkeys
 if grep -qw ospke /proc/cpuinfo; then
-	for i in 1 2 3; do echo "ok $i - xoload-nopkeys # SKIP this host has protection keys"; done
-	exit 0
+	for what in "refused" "PROG did not run" "--plan works"; do skip "this host has protection keys" "$what"; done
+	tap_done
+	exit
 fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 err=$("$xo" /usr/bin/touch "$tmp/ran" 2>&1); st=$?
 [ "$st" = 126 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && [[ $err == "xoload: no protection keys here"* ]]
-r=$?; [ $r = 0 ] && echo "ok 1 - xoload-nopkeys: refused with status 126 and one line ($err)" ||
-	echo "not ok 1 - xoload-nopkeys: want status 126 and one 'no protection keys' line, got $st: $err"
-[ ! -e "$tmp/ran" ] && echo "ok 2 - xoload-nopkeys: PROG did not run" || echo "not ok 2 - xoload-nopkeys: PROG ran"
+ok $? "refused with status 126 and one 'no protection keys' line (status $st: $err)"
+[ ! -e "$tmp/ran" ]
+ok $? "PROG did not run"
 "$xo" --plan=tsv /usr/bin/touch >/dev/null 2>&1; st=$?
-[ "$st" = 0 ] && echo "ok 3 - xoload-nopkeys: --plan still works without pkeys" ||
-	echo "not ok 3 - xoload-nopkeys: --plan exited $st"
+[ "$st" = 0 ]
+ok $? "--plan still works without pkeys (status $st)"
+tap_done
