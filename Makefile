@@ -90,8 +90,6 @@ $(BUILD)/guest/bin/jit-demo: $(BUILD)/obj/jit-demo/main.o $(GUEST_LIBS)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
-guest: $(TEST_BIN) $(DEMO_BIN) $(JIT_BIN)
-
 # --- xoloader (issue 4) ------------------------------------------------------------
 # xoloader/*.c        -> /xonly/bin/xoload (static-pie: it must not sit where a
 #                        non-PIE PROG wants to be mapped) and /xonly/lib/xoaudit.so
@@ -104,7 +102,9 @@ guest: $(TEST_BIN) $(DEMO_BIN) $(JIT_BIN)
 # tests/xoload/lib/*      -> /xonly/lib/xoload/: helpers the tests run under xoload
 # xoloader/bench.c        -> /xonly/bench.d/xoload (make bench)
 XO_CFLAGS  := $(CFLAGS) -Wno-format-truncation
-XO_HDRS    := $(wildcard xoloader/*.h)
+# Every xoloader program depends on all of these: xoload.c takes the syscall
+# numbers and prctl options from kernel/include/xonly/uapi.h.
+XO_HDRS    := $(wildcard xoloader/*.h kernel/include/xonly/*.h)
 XO_LOADER  := xoloader/xoload.c xoloader/load.c xoloader/elfplan.c xoloader/report.c
 XO_AUDIT   := xoloader/audit.c xoloader/elfplan.c xoloader/report.c
 XO_GUEST   := $(BUILD)/guest/bin/xoload $(BUILD)/guest/lib/xoaudit.so $(BUILD)/guest/bin/xoscan \
@@ -121,7 +121,7 @@ $(BUILD)/guest/bin/xoload: $(XO_LOADER) $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -static-pie -o $@ $(XO_LOADER) -lelf -lz
 
-$(BUILD)/guest/bin/xoscan: xoloader/xoscan.c
+$(BUILD)/guest/bin/xoscan: xoloader/xoscan.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -static -o $@ $< -lcapstone -lelf -lz
 
@@ -173,11 +173,10 @@ $(XO_LIBDIR)/textrel-user: tests/xoload/lib/textrel-user.c $(XO_LIBDIR)/libtextr
 	$(CC) $(CFLAGS) -o $@ $< -L$(XO_LIBDIR) -ltextrel -Wl,-rpath,/xonly/lib/xoload
 
 # make bench: startup and steady-state ratios, native vs under xoload.
-$(BUILD)/guest/bench.d/xoload: xoloader/bench.c
+XO_BENCH   := $(BUILD)/guest/bench.d/xoload
+$(XO_BENCH): xoloader/bench.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -static -o $@ $<
-
-guest: $(XO_GUEST) $(BUILD)/guest/bench.d/xoload
 
 # Host tools: xofuzz (xoloader/fuzz.c) links xoload.c's main() under another
 # name, to run it in a forked child per mutant (tests/host/xoload_fuzz.sh).
@@ -211,8 +210,6 @@ KERN_HELPERS := $(patsubst tests/kernel/lib/%.c,$(BUILD)/guest/lib/kernel/%,$(wi
 $(BUILD)/guest/lib/kernel/%: tests/kernel/lib/%.c $(TEST_LIB) $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< $(TEST_LIB) -ldl
-
-guest: $(KERN_HELPERS)
 # --- end of xoloader ---------------------------------------------------------------
 
 # --- the test runner's own pieces ----------------------------------------------------
@@ -235,7 +232,8 @@ $(BUILD)/guest/tests/harness/%: tests/harness/%.sh
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
-guest: $(HARNESS)
+# --- make guest: every program of the VM image, from the lists above ---------
+guest: $(TEST_BIN) $(DEMO_BIN) $(JIT_BIN) $(XO_GUEST) $(XO_BENCH) $(KERN_HELPERS) $(HARNESS)
 
 # --- kernel, image, VM -----------------------------------------------------------
 kernel: deps
