@@ -17,3 +17,14 @@ fail_log() {
 	tail -n 40 "$log" | sed 's/^/  | /' >&2
 	exit 1
 }
+
+# The patch series for one tree: DIR/*.patch, which apply to every tree,
+# merged by file name with DIR/KVER/*.patch, which apply to that tree only
+# (a change whose context differs between trees, such as the end of
+# syscall_32.tbl).  One path a line, in the order they are applied.
+series_files() {
+	local dir=$1 kver=$2 p
+	for p in "$dir"/*.patch "$dir/$kver"/*.patch; do
+		[ -f "$p" ] && printf '%s\t%s\n' "${p##*/}" "$p"
+	done | sort -t "$(printf '\t')" -k1,1 | cut -f2
+}
