@@ -232,7 +232,7 @@ static void test_sigreturn(int k)
 
 static void test_exec_only(bool xonly)
 {
-	char *page = (char *)xo_page_code;
+	char *page = (char *)xo_page_code, *data;
 	struct fault f;
 	int xo;
 
@@ -255,8 +255,9 @@ static void test_exec_only(bool xonly)
 	get_err(xo, 0, EBADF, "the execute-only key is not the process's to ask about");
 	set_err(xo, 0, 0, EBADF, true, "pkey_set() cannot open the execute-only key");
 	tap_ok(fault_read8(page + OFF, &f) && f.code == SEGV_PKUERR, "... and the page still faults: %s", fault_str(&f));
-	expect_err(pkey_mprotect(map_anon_page(), page_size(), PROT_READ, xo), EINVAL,
-		   "pkey_mprotect() with the execute-only key");
+	data = map_anon_page();
+	expect_err(pkey_mprotect(data, page_size(), PROT_READ, xo), EINVAL, "pkey_mprotect() with the execute-only key");
+	munmap(data, page_size());
 	expect_err(pkey_free(xo), EINVAL, "pkey_free() of the execute-only key");
 
 	if (!tap_ok(mprotect(page, page_size(), PROT_READ | PROT_EXEC) == 0, "mprotect(code page, R|X) (%s)", errname(errno)))
