@@ -92,6 +92,12 @@ static void expect_err(int r, int err, const char *what)
 	tap_ok(r == -1 && e == err, "%s -> %s (got %d, %s)", what, errname(err), r, errname(e));
 }
 
+/* A call that must succeed (return 0); the errno is named if it did not. */
+static bool call_ok(int r, const char *what)
+{
+	return tap_ok(r == 0, "%s (%s)", what, errname(r ? errno : 0));
+}
+
 static void get_err(int pkey, unsigned long flags, int err, const char *why)
 {
 	char what[128];
@@ -118,6 +124,8 @@ static void set_err(int pkey, unsigned long rights, unsigned long flags, int err
 
 static void test_alloc(int *k, int *free_k)
 {
+	int r;
+
 	errno = 0;
 	expect_err(pkey_alloc(1, 0), EINVAL, "pkey_alloc(flags 1, 0)");
 	expect_err(pkey_alloc(0, 4), EINVAL, "pkey_alloc(0, init_val 4)");
@@ -126,8 +134,8 @@ static void test_alloc(int *k, int *free_k)
 	if (*k < 1)
 		tap_bail("no key to test with");
 	tap_ok(pkru_rights(rdpkru(), *k) == PKEY_DISABLE_WRITE, "pkey_alloc's init_val is in PKRU (PKRU %#x)", rdpkru());
-	tap_ok(sys_pkey_get(*k, 0) == PKEY_DISABLE_WRITE, "pkey_get(%d) reads init_val back (%d, %s)",
-	       *k, sys_pkey_get(*k, 0), errname(errno));
+	r = sys_pkey_get(*k, 0);
+	tap_ok(r == PKEY_DISABLE_WRITE, "pkey_get(%d) reads init_val back (%d, %s)", *k, r, errname(r < 0 ? errno : 0));
 
 	/* A key in range that is not allocated: allocate and free one. */
 	*free_k = pkey_alloc(0, 0);
@@ -183,9 +191,11 @@ static void test_rights(int k)
 	unsigned int rights;
 	struct fault f;
 	bool ok = true;
+	int r, tag;
 
-	tap_ok(pkey_mprotect(p, page_size(), PROT_READ | PROT_WRITE, k) == 0 && smaps_pkey(p) == k,
-	       "pkey_mprotect(page, RW, %d) tags it (smaps ProtectionKey %d)", k, smaps_pkey(p));
+	r = pkey_mprotect(p, page_size(), PROT_READ | PROT_WRITE, k);
+	tag = smaps_pkey(p);
+	tap_ok(r == 0 && tag == k, "pkey_mprotect(page, RW, %d) tags it (%d, smaps ProtectionKey %d)", k, r, tag);
 	for (rights = 0; rights < 4; rights++) {
 		uint32_t before = rdpkru();
 
@@ -201,10 +211,11 @@ static void test_rights(int k)
 	tap_ok(fault_is_pkuerr(&f, k, p + OFF), "after pkey_set(AD) a load faults in the 32-bit siginfo: %s", fault_str(&f));
 	tap_ok(f.pkru == PKRU_DEFAULT, "the SIGSEGV handler ran with the default PKRU (%#x)", f.pkru);
 	sys_pkey_set(k, PKEY_DISABLE_WRITE, 0);
-	tap_ok(!fault_read8(p + OFF, &f) && fault_store8(p + OFF, 1, &f) && fault_is_pkuerr(&f, k, p + OFF),
-	       "after pkey_set(WD) loads work and a store faults: %s", fault_str(&f));
+	ok = !fault_read8(p + OFF, &f) && fault_store8(p + OFF, 1, &f);
+	tap_ok(ok && fault_is_pkuerr(&f, k, p + OFF), "after pkey_set(WD) loads work and a store faults: %s", fault_str(&f));
 	sys_pkey_set(k, 0, 0);
-	tap_ok(!fault_write8(p + OFF, &f), "after pkey_set(0) loads and stores work: %s", fault_str(&f));
+	ok = !fault_write8(p + OFF, &f);
+	tap_ok(ok, "after pkey_set(0) loads and stores work: %s", fault_str(&f));
 	munmap(p, page_size());
 }
 
@@ -234,18 +245,19 @@ static void test_exec_only(bool xonly)
 {
 	char *page = (char *)xo_page_code, *data;
 	struct fault f;
+	bool faulted;
 	int xo;
 
 	/*
 	 * The control: before the mprotect() the page is readable, unless
 	 * xonly mode mapped the program's code execute-only at exec.
 	 */
+	faulted = fault_read8(page + OFF, &f);
 	if (xonly)
-		tap_ok(fault_read8(page + OFF, &f) && f.code == SEGV_PKUERR,
-		       "xonly mode: the code page is execute-only from exec: %s", fault_str(&f));
+		tap_ok(faulted && f.code == SEGV_PKUERR, "xonly mode: the code page is execute-only from exec: %s", fault_str(&f));
 	else
-		tap_ok(!fault_read8(page + OFF, &f), "control: the code page is readable before mprotect(): %s", fault_str(&f));
-	if (!tap_ok(mprotect(page, page_size(), PROT_EXEC) == 0, "mprotect(code page, PROT_EXEC) (%s)", errname(errno)))
+		tap_ok(!faulted, "control: the code page is readable before mprotect(): %s", fault_str(&f));
+	if (!call_ok(mprotect(page, page_size(), PROT_EXEC), "mprotect(code page, PROT_EXEC)"))
 		return;
 	xo = smaps_pkey(page);
 	tap_ok(xo > 0, "it has the execute-only key (smaps ProtectionKey %d)", xo);
@@ -254,20 +266,22 @@ static void test_exec_only(bool xonly)
 	tap_ok(xo_page_code() == CODE_MAGIC, "a call into it still runs");
 	get_err(xo, 0, EBADF, "the execute-only key is not the process's to ask about");
 	set_err(xo, 0, 0, EBADF, true, "pkey_set() cannot open the execute-only key");
-	tap_ok(fault_read8(page + OFF, &f) && f.code == SEGV_PKUERR, "... and the page still faults: %s", fault_str(&f));
+	faulted = fault_read8(page + OFF, &f);
+	tap_ok(faulted && f.code == SEGV_PKUERR, "... and the page still faults: %s", fault_str(&f));
 	data = map_anon_page();
 	expect_err(pkey_mprotect(data, page_size(), PROT_READ, xo), EINVAL, "pkey_mprotect() with the execute-only key");
 	munmap(data, page_size());
 	expect_err(pkey_free(xo), EINVAL, "pkey_free() of the execute-only key");
 
-	if (!tap_ok(mprotect(page, page_size(), PROT_READ | PROT_EXEC) == 0, "mprotect(code page, R|X) (%s)", errname(errno)))
+	if (!call_ok(mprotect(page, page_size(), PROT_READ | PROT_EXEC), "mprotect(code page, R|X)"))
 		return;
+	faulted = fault_read8(page + OFF, &f);
+	xo = smaps_pkey(page);
 	if (xonly)
-		tap_ok(fault_read8(page + OFF, &f) && f.code == SEGV_PKUERR,
-		       "xonly mode: R|X of file-backed code stays execute-only: %s", fault_str(&f));
+		tap_ok(faulted && f.code == SEGV_PKUERR, "xonly mode: R|X of file-backed code stays execute-only: %s",
+		       fault_str(&f));
 	else
-		tap_ok(!fault_read8(page + OFF, &f) && smaps_pkey(page) == 0,
-		       "R|X makes it readable again, key 0 (%s, key %d)", fault_str(&f), smaps_pkey(page));
+		tap_ok(!faulted && xo == 0, "R|X makes it readable again, key 0 (%s, key %d)", fault_str(&f), xo);
 	tap_ok(xo_page_code() == CODE_MAGIC, "and it still runs");
 }
 
@@ -276,6 +290,8 @@ static void test_nopkeys(void)
 {
 	char *page = (char *)xo_page_code;
 	struct fault f;
+	bool faulted;
+	int key;
 
 	errno = 0;
 	expect_err(pkey_alloc(0, 0), ENOSPC, "without pkeys pkey_alloc(0, 0)");
@@ -283,9 +299,11 @@ static void test_nopkeys(void)
 	get_err(15, 0, EINVAL, "without pkeys only key 0 is in range");
 	set_err(1, 0, 0, EINVAL, false, "without pkeys only key 0 is in range");
 	get_err(0, 1, EINVAL, "flags must be 0");
-	tap_ok(mprotect(page, page_size(), PROT_EXEC) == 0, "mprotect(code page, PROT_EXEC) (%s)", errname(errno));
-	tap_ok(!fault_read8(page + OFF, &f) && smaps_pkey(page) == -1,
-	       "without pkeys it stays readable and smaps names no key (%s, key %d)", fault_str(&f), smaps_pkey(page));
+	call_ok(mprotect(page, page_size(), PROT_EXEC), "mprotect(code page, PROT_EXEC)");
+	faulted = fault_read8(page + OFF, &f);
+	key = smaps_pkey(page);
+	tap_ok(!faulted && key == -1, "without pkeys it stays readable and smaps names no key (%s, key %d)",
+	       fault_str(&f), key);
 	tap_ok(xo_page_code() == CODE_MAGIC, "and it still runs");
 }
 
@@ -312,7 +330,7 @@ int main(void)
 	test_errors(k, free_k);
 	test_rights(k);
 	test_sigreturn(k);
-	tap_ok(pkey_free(k) == 0, "pkey_free(%d) (%s)", k, errname(errno));
+	call_ok(pkey_free(k), "pkey_free() of the test's key");
 	get_err(k, 0, EBADF, "a freed key");
 	test_exec_only(xonly);
 	return tap_done();
