@@ -55,7 +55,7 @@ JIT_LIB      := $(BUILD)/obj/libjit.a
 TEST_LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/lib/*.c))
 JIT_LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out jit-demo/main.c,$(wildcard jit-demo/*.c)))
 TEST_SRC     := $(wildcard tests/*/*.c)
-TEST_SRC     := $(filter-out tests/lib/%,$(TEST_SRC))
+TEST_SRC     := $(filter-out tests/lib/% tests/compat32/%,$(TEST_SRC))
 TEST_BIN     := $(patsubst tests/%.c,$(BUILD)/guest/tests/%,$(TEST_SRC))
 DEMO_BIN     := $(patsubst demo/%.c,$(BUILD)/guest/bin/%,$(wildcard demo/*.c))
 JIT_BIN      := $(if $(wildcard jit-demo/main.c),$(BUILD)/guest/bin/jit-demo)
@@ -203,6 +203,21 @@ fuzz: guest host-tools
 	$(XO_FUZZ) -x -n $(FUZZ_N) -s $(FUZZ_SEED) -S 4 -o $(BUILD)/fuzz-failures \
 		$(BUILD)/guest/bin/xoload $(BUILD)/guest/bin/xoscan $(XO_SEEDS)
 
+# tests/compat32/NAME.c -> /xonly/tests/compat32/NAME: -m32 static programs
+# (gcc-multilib) that test the i386 ABI, linked with 32-bit builds of the
+# tests/lib files they use
+CC32       := $(CC) -m32
+TEST32_OBJ := $(patsubst %.c,$(BUILD)/obj32/%.o,tests/lib/tap.c tests/lib/fault.c tests/lib/mapping.c)
+COMPAT32   := $(patsubst tests/compat32/%.c,$(BUILD)/guest/tests/compat32/%,$(wildcard tests/compat32/*.c))
+
+$(BUILD)/obj32/%.o: %.c $(HDRS)
+	@mkdir -p $(@D)
+	$(CC32) $(CFLAGS) -c -o $@ $<
+
+$(COMPAT32): $(BUILD)/guest/tests/compat32/%: tests/compat32/%.c $(TEST32_OBJ) $(HDRS)
+	@mkdir -p $(@D)
+	$(CC32) $(CFLAGS) -o $@ $< $(TEST32_OBJ) $(LDFLAGS)
+
 # tests/kernel/lib/NAME.c -> /xonly/lib/kernel/NAME: dynamically linked helpers
 # that kernel tests exec (not tests themselves: the runner does not start them)
 KERN_HELPERS := $(patsubst tests/kernel/lib/%.c,$(BUILD)/guest/lib/kernel/%,$(wildcard tests/kernel/lib/*.c))
@@ -233,7 +248,7 @@ $(BUILD)/guest/tests/harness/%: tests/harness/%.sh
 	install -m 755 $< $@
 
 # --- make guest: every program of the VM image, from the lists above ---------
-guest: $(TEST_BIN) $(DEMO_BIN) $(JIT_BIN) $(XO_GUEST) $(XO_BENCH) $(KERN_HELPERS) $(HARNESS)
+guest: $(TEST_BIN) $(COMPAT32) $(DEMO_BIN) $(JIT_BIN) $(XO_GUEST) $(XO_BENCH) $(KERN_HELPERS) $(HARNESS)
 
 # --- kernel, image, VM -----------------------------------------------------------
 kernel: deps
