@@ -20,7 +20,11 @@
  *
  * Errors: EINVAL for flags != 0, rights outside PKEY_ACCESS_MASK or a key
  * outside the hardware range; EBADF for a key in range that the process
- * has not allocated; ENOSYS on a kernel without the series.
+ * has not allocated, the execute-only key included; ENOSYS on a kernel
+ * without the series.  The calls never change or report the rights of
+ * the execute-only key; user space can still change them with WRPKRU
+ * (glibc's pkey_set() is one), so the key keeps code from an attacker who
+ * can read memory, not from one who has diverted control flow.
  */
 #define XONLY_NR_pkey_get	1000
 #define XONLY_NR_pkey_set	1001
@@ -33,19 +37,26 @@
 #endif
 
 /*
- * xonly mode: prctl(XONLY_PR_SET_XONLY, 1, 0, 0, 0) makes the calling
- * task's file-backed code execute-only from then on: mmap() and mprotect()
- * of a file with PROT_READ|PROT_EXEC (and without PROT_WRITE) give the
- * process's execute-only key instead, and so does execve() for the PF_X
- * segments of the program and its interpreter.  The flag is per task, like
- * no_new_privs: fork() and clone() copy it, execve() keeps it, so set it
- * before creating threads or just before execve().
+ * xonly mode: prctl(XONLY_PR_SET_XONLY, 1, 0, 0, 0) makes the file-backed
+ * code of the calling process execute-only from then on: mmap() and
+ * mprotect() of a regular file (a memfd included) asked to be executable
+ * and not writable, PROT_READ|PROT_EXEC among them, give the mapping the
+ * process's execute-only key, exactly as PROT_EXEC alone would, and so
+ * does execve() for the PF_X segments of the program and its interpreter.
+ * Anonymous memory, private or shared, is not affected.  The flag belongs
+ * to the address space (MMF_XONLY): all threads share it, fork() copies
+ * it, execve() keeps it, and it cannot be cleared.
  * prctl(XONLY_PR_GET_XONLY, 0, 0, 0, 0) returns 0 or 1.  The boot
- * parameter xonly=on sets it for every task.
+ * parameter xonly=on sets it for every process.
  *
- * Errors: EPERM for XONLY_PR_SET_XONLY with 0 once the flag is set (it
- * cannot be cleared); EINVAL for any other argument than 1 (or 0, 0, 0, 0
- * for GET), and on a kernel without the series.
+ * Errors of XONLY_PR_SET_XONLY: EINVAL for any other argument than 1, or
+ * arg3..arg5 not 0; EPERM for 0 once the flag is set; EOPNOTSUPP on a CPU
+ * without protection keys (or booted with nopku); ENOSPC when no
+ * execute-only key can be had (pkey_alloc() took all of them; the key is
+ * allocated by this call).  In xonly mode, mmap() and mprotect() of code
+ * fail with ENOSPC rather than map it readable.  XONLY_PR_GET_XONLY:
+ * EINVAL if arg2..arg5 are not 0.  Both: EINVAL on a kernel without the
+ * series.
  */
 #define XONLY_PR_SET_XONLY	0x584f0001
 #define XONLY_PR_GET_XONLY	0x584f0002
