@@ -105,8 +105,10 @@ XO_CFLAGS  := $(CFLAGS) -Wno-format-truncation
 # Every xoloader program depends on all of these: xoload.c takes the syscall
 # numbers and prctl options from kernel/include/xonly/uapi.h.
 XO_HDRS    := $(wildcard xoloader/*.h kernel/include/xonly/*.h)
-XO_LOADER  := xoloader/xoload.c xoloader/load.c xoloader/elfplan.c xoloader/report.c
-XO_AUDIT   := xoloader/audit.c xoloader/elfplan.c xoloader/report.c
+# elfplan.c reads .eh_frame with ehframe.c and tells padding from data with fill.c.
+XO_PLAN    := xoloader/elfplan.c xoloader/ehframe.c xoloader/fill.c
+XO_LOADER  := xoloader/xoload.c xoloader/load.c $(XO_PLAN) xoloader/report.c
+XO_AUDIT   := xoloader/audit.c $(XO_PLAN) xoloader/report.c
 XO_GUEST   := $(BUILD)/guest/bin/xoload $(BUILD)/guest/lib/xoaudit.so $(BUILD)/guest/bin/xoscan \
               $(patsubst tests/xoload/dyn/%.c,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/dyn/*.c)) \
               $(patsubst tests/xoload/%.sh,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/*.sh))
@@ -191,9 +193,9 @@ $(BUILD)/host/xoload-main.o: xoloader/xoload.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -Dmain=xoload_main -c -o $@ $<
 
-$(XO_FUZZ): xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c xoloader/elfplan.c xoloader/report.c $(XO_HDRS)
+$(XO_FUZZ): xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c $(XO_PLAN) xoloader/report.c $(XO_HDRS)
 	$(CC) $(XO_CFLAGS) -o $@ xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c \
-		xoloader/elfplan.c xoloader/report.c -lelf
+		$(XO_PLAN) xoloader/report.c -lelf
 
 host-tools: $(XO_FUZZ)
 
