@@ -104,18 +104,18 @@ $(BUILD)/guest/bin/jit-demo: $(BUILD)/obj/jit-demo/main.o $(GUEST_LIBS)
 XO_CFLAGS  := $(CFLAGS) -Wno-format-truncation
 # Every xoloader program depends on all of these: xoload.c takes the syscall
 # numbers and prctl options from kernel/include/xonly/uapi.h.
-XO_HDRS    := $(wildcard xoloader/*.h kernel/include/xonly/*.h)
+XO_HDRS    := $(wildcard xoloader/*.h xoloader/rt/*.h kernel/include/xonly/*.h)
 # elfplan.c reads .eh_frame with ehframe.c and tells padding from data with fill.c.
 XO_PLAN    := xoloader/elfplan.c xoloader/ehframe.c xoloader/fill.c
 XO_LOADER  := xoloader/xoload.c xoloader/load.c $(XO_PLAN) xoloader/report.c
-XO_AUDIT   := xoloader/audit.c $(XO_PLAN) xoloader/report.c
+XO_AUDIT   := xoloader/audit.c $(XO_PLAN) xoloader/report.c xoloader/rt/carve.c
 XO_GUEST   := $(BUILD)/guest/bin/xoload $(BUILD)/guest/lib/xoaudit.so $(BUILD)/guest/bin/xoscan \
               $(patsubst tests/xoload/dyn/%.c,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/dyn/*.c)) \
               $(patsubst tests/xoload/%.sh,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/*.sh))
 XO_LIBDIR  := $(BUILD)/guest/lib/xoload
 XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/hello $(XO_LIBDIR)/hello-nosep \
               $(XO_LIBDIR)/hello-static $(XO_LIBDIR)/libtextrel.so $(XO_LIBDIR)/textrel-user \
-              $(XO_LIBDIR)/libpkrugadgets.so
+              $(XO_LIBDIR)/libpkrugadgets.so $(XO_LIBDIR)/datatext $(XO_LIBDIR)/libdatatext.so
 # Dynamically linked guest programs: the image has glibc's ld.so and libc.
 XO_DYN     := -Wl,-Bstatic -lcapstone -Wl,-Bdynamic
 
@@ -153,6 +153,15 @@ $(XO_LIBDIR)/libxoprobe.so: tests/xoload/lib/xoprobe.c
 $(XO_LIBDIR)/libpkrugadgets.so: tests/xoload/lib/pkrugadgets.S
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,libpkrugadgets.so -o $@ $<
+
+# A table in .text between two CFI-covered functions (tests/xoload/datatext.sh).
+$(XO_LIBDIR)/libdatatext.so: tests/xoload/lib/datatext.S
+	@mkdir -p $(@D)
+	$(CC) -shared -o $@ $<
+
+$(XO_LIBDIR)/datatext: tests/xoload/lib/datatext.c tests/xoload/lib/datatext.S $(TEST_LIB) $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< tests/xoload/lib/datatext.S $(TEST_LIB) $(XO_DYN)
 
 $(XO_LIBDIR)/hello: tests/xoload/lib/hello.c
 	@mkdir -p $(@D)
@@ -197,7 +206,14 @@ $(XO_FUZZ): xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c $(XO_PLA
 	$(CC) $(XO_CFLAGS) -o $@ xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c \
 		$(XO_PLAN) xoloader/report.c -lelf
 
-host-tools: $(XO_FUZZ)
+# planproof: the data-in-text rule checked against what the code reads
+# (capstone), over every ELF under /usr (tests/host/xoplan_proof.sh).
+XO_PROOF   := $(BUILD)/host/planproof
+$(XO_PROOF): xoloader/planproof.c $(XO_PLAN) xoloader/report.c $(XO_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) -o $@ xoloader/planproof.c $(XO_PLAN) xoloader/report.c -lelf -lcapstone
+
+host-tools: $(XO_FUZZ) $(XO_PROOF)
 
 # The long run: the real xoload binary executed for each mutant (-x), xoscan
 # on every 4th.  Failures are saved under build/fuzz-failures/.

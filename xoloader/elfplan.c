@@ -189,7 +189,8 @@ static long section_gaps(const struct sect *s, const uint8_t *file, size_t fsize
 				*g = p;
 				*cap = nc;
 			}
-			(*g)[*ng].off = fo;
+			/* The data starts after the fill that aligns it (fe > fsize: all data). */
+			(*g)[*ng].off = fo + (fe <= fsize ? fill_lead(file + fo, (size_t)(fe - fo)) : 0);
 			(*g)[*ng].end = fe;
 			(*g)[*ng].s = s;
 			(*ng)++;

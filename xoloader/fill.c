@@ -6,7 +6,7 @@
  * any ModRM/SIB/displacement, up to ten 66/2e prefixes), GNU ld fills gaps
  * between input sections with 0x90, gcc's -falign-* ends in the same, lld
  * and some hand-written assembly use int3, a long alignment may start with
- * a jmp over the rest, and -fcf-protection puts endbr64 right before a
+ * a jmp over the rest (to the alignment point), and -fcf-protection puts endbr64 right before a
  * function whose FDE starts after it.  glibc's __restore_rt FDE starts one
  * byte early, inside the NOP before it: so the last unit may be cut short
  * when code follows.  Zero bytes are NOT padding: OpenSSL's .Linc table
@@ -15,6 +15,8 @@
 #include "fill.h"
 
 #define MAX_INSN 15
+
+size_t fill_lead(const uint8_t *b, size_t n);
 
 /*
  * Length of the fill unit at @b, where @n bytes remain before the end of
@@ -42,16 +44,22 @@ static size_t fill_unit(const uint8_t *b, size_t n, bool *cut)
 		}
 		return sizeof(endbr64);
 	}
-	/* jmp to the end of the run: the bytes it skips must be fill too. */
-	if (b[0] == 0xeb)
-		return n >= 2 && (int64_t)n == 2 + (int8_t)b[1] ? 2 : 0;
-	if (b[0] == 0xe9) {
-		int32_t r;
+	/*
+	 * A forward jmp over fill (GNU as does that for long alignments): the
+	 * unit is the jmp and everything it skips, which must be whole fill
+	 * units ending exactly at its target, within the run.
+	 */
+	if (b[0] == 0xeb || b[0] == 0xe9) {
+		int64_t t;
 
-		if (n < 5)
+		len = b[0] == 0xeb ? 2 : 5;
+		if (n < len)
 			return 0;
-		r = (int32_t)((uint32_t)b[1] | (uint32_t)b[2] << 8 | (uint32_t)b[3] << 16 | (uint32_t)b[4] << 24);
-		return (int64_t)n == 5 + (int64_t)r ? 5 : 0;
+		t = (int64_t)len + (b[0] == 0xeb ? (int8_t)b[1] :
+			(int32_t)((uint32_t)b[1] | (uint32_t)b[2] << 8 | (uint32_t)b[3] << 16 | (uint32_t)b[4] << 24));
+		if (t < (int64_t)len || t > (int64_t)n || fill_lead(b + len, (size_t)t - len) != (size_t)t - len)
+			return 0;
+		return (size_t)t;
 	}
 	while (k < n && k < MAX_INSN && (b[k] == 0x66 || b[k] == 0x2e)) {
 		only66 &= b[k] == 0x66;
@@ -103,6 +111,16 @@ static size_t fill_unit(const uint8_t *b, size_t n, bool *cut)
 		return n;
 	}
 	return len;
+}
+
+size_t fill_lead(const uint8_t *b, size_t n)
+{
+	size_t i = 0, l;
+	bool cut;
+
+	while (i < n && (l = fill_unit(b + i, n - i, &cut)) && !cut)
+		i += l;
+	return i;
 }
 
 bool fill_is_padding(const uint8_t *b, size_t n, bool code_follows)

@@ -19,5 +19,11 @@
  * there), so the last unit may be cut short by it.
  */
 bool fill_is_padding(const uint8_t *b, size_t n, bool code_follows);
+/*
+ * The number of leading bytes of @b[0..@n) that decode as whole fill units:
+ * where the data of a run that is not padding begins (the alignment after
+ * the function before it is padding, not data).
+ */
+size_t fill_lead(const uint8_t *b, size_t n);
 
 #endif

@@ -106,6 +106,20 @@ static bool uses_as_address(const cs_insn *in, x86_reg reg)
 	return false;
 }
 
+/* Does @in write @reg (or a part of it: capstone names the part)? */
+static bool writes(const cs_insn *in, x86_reg reg)
+{
+	cs_regs rd, wr;
+	uint8_t nr, nw, k;
+
+	if (cs_regs_access(cs, in, rd, &nr, wr, &nw))
+		return true;	/* unknown: stop following the register */
+	for (k = 0; k < nw; k++)
+		if (wr[k] == reg || (x86_reg)wr[k] == reg)
+			return true;
+	return false;
+}
+
 static bool is_branch(const cs_insn *in)
 {
 	int g;
@@ -153,7 +167,7 @@ static void sweep(const char *file, const uint8_t *code, uint64_t lo, uint64_t h
 		if (lea_left > 0) {
 			if (!lea && !noacc && uses_as_address(insn, lea_reg))
 				violation(file, "lea-based access", lea_at, lea_target), lea_left = 0;
-			else if (is_branch(insn))
+			else if (is_branch(insn) || writes(insn, lea_reg))
 				lea_left = 0;
 			else
 				lea_left--;

@@ -321,8 +321,37 @@ static void __attribute__((noreturn)) handover(uint64_t entry, int argc, char **
  */
 static void __attribute__((noreturn)) run_kernel_mode(char **argv, char **envp)
 {
-	char err[PATH_MAX + 200];
+	char err[PATH_MAX + 200], **env;
+	size_t envc = 0, i, k = 0;
+	bool audit_done = false;
 
+	/*
+	 * The audit module goes into LD_AUDIT (ours first, the user's kept):
+	 * it gives the data in text of each object back its read permission
+	 * (rt/carve.c) before the object is relocated.  The kernel's mode makes
+	 * whole PF_X segments execute-only, and libcrypto's tables are in them.
+	 */
+	for (; envp[envc]; envc++)
+		;
+	env = calloc(envc + 2, sizeof(*env));
+	if (!env)
+		die(126, "--kernel: out of memory");
+	for (i = 0; i < envc; i++) {
+		if (!strncmp(envp[i], "LD_AUDIT=", 9)) {
+			if (audit_done)
+				continue;
+			if (strcmp(envp[i] + 9, audit_path) && strncmp(envp[i] + 9, audit_path, strlen(audit_path)))
+				snprintf(audit_env, sizeof(audit_env), "LD_AUDIT=%s:%s", audit_path, envp[i] + 9);
+			env[k++] = audit_env;
+			audit_done = true;
+			continue;
+		}
+		env[k++] = envp[i];
+	}
+	if (!audit_done)
+		env[k++] = audit_env;
+	env[k] = NULL;
+	envp = env;
 	if (prctl(XONLY_PR_SET_XONLY, 1, 0, 0, 0)) {
 		snprintf(err, sizeof(err),
 			 "--kernel: this kernel has no xonly exec mode (prctl(PR_SET_XONLY): %s); it needs kernel/patches 0006-0008",
@@ -405,6 +434,12 @@ int main(int argc, char **argv, char **envp)
 			die(126, "no protection keys here (CPUID PKU and OSPKE): code cannot be made execute-only");
 		if (argv0)
 			argv[optind] = (char *)argv0;
+		next_to_self(audit_path, "../lib/xoaudit.so", XOLOAD_AUDIT_DEFAULT);
+		if (prog.has_interp && access(audit_path, R_OK)) {
+			snprintf(err, sizeof(err), "audit module %s: %s", audit_path, strerror(errno));
+			die(127, err);
+		}
+		snprintf(audit_env, sizeof(audit_env), "LD_AUDIT=%s", audit_path);
 		run_kernel_mode(argv + optind, envp);
 	}
 	plan_image(&prog, &pplan, flags);
