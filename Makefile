@@ -115,7 +115,8 @@ XO_GUEST   := $(BUILD)/guest/bin/xoload $(BUILD)/guest/lib/xoaudit.so $(BUILD)/g
 XO_LIBDIR  := $(BUILD)/guest/lib/xoload
 XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/hello $(XO_LIBDIR)/hello-nosep \
               $(XO_LIBDIR)/hello-static $(XO_LIBDIR)/libtextrel.so $(XO_LIBDIR)/textrel-user \
-              $(XO_LIBDIR)/libpkrugadgets.so $(XO_LIBDIR)/datatext $(XO_LIBDIR)/libdatatext.so
+              $(XO_LIBDIR)/libpkrugadgets.so $(XO_LIBDIR)/datatext $(XO_LIBDIR)/libdatatext.so \
+              $(XO_LIBDIR)/selfexec $(XO_LIBDIR)/cryptoprobe
 # Dynamically linked guest programs: the image has glibc's ld.so and libc.
 XO_DYN     := -Wl,-Bstatic -lcapstone -Wl,-Bdynamic
 
@@ -162,6 +163,15 @@ $(XO_LIBDIR)/libdatatext.so: tests/xoload/lib/datatext.S
 $(XO_LIBDIR)/datatext: tests/xoload/lib/datatext.c tests/xoload/lib/datatext.S $(TEST_LIB) $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< tests/xoload/lib/datatext.S $(TEST_LIB) $(XO_DYN)
+
+# tests/xoload/programs.sh: a /proc/self/exe re-exec, libcrypto from inside.
+$(XO_LIBDIR)/selfexec: tests/xoload/lib/selfexec.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
+
+$(XO_LIBDIR)/cryptoprobe: tests/xoload/lib/cryptoprobe.c $(TEST_LIB) $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(TEST_LIB) $(XO_DYN)
 
 $(XO_LIBDIR)/hello: tests/xoload/lib/hello.c
 	@mkdir -p $(@D)
