@@ -106,17 +106,47 @@ static bool uses_as_address(const cs_insn *in, x86_reg reg)
 	return false;
 }
 
-/* Does @in write @reg (or a part of it: capstone names the part)? */
+/* The general-purpose register family of @r ("c" for rcx/ecx/cx/cl/ch, "9" for r9/r9d...). */
+static void family(x86_reg r, char out[4])
+{
+	const char *n = cs_reg_name(cs, r);
+	size_t l;
+
+	out[0] = 0;
+	if (!n)
+		return;
+	l = strlen(n);
+	if (n[0] == 'r' && n[1] >= '0' && n[1] <= '9') {
+		/* r8..r15 and their d/w/b parts */
+		out[0] = n[1];
+		out[1] = n[2] >= '0' && n[2] <= '9' ? n[2] : 0;
+		out[2] = 0;
+		return;
+	}
+	if (l >= 2 && (n[0] == 'r' || n[0] == 'e') && l == 3)
+		n++;		/* rax/eax -> ax, rsi/esi -> si */
+	/* ax/al/ah -> a; si/sil -> si; di, bp, sp the same */
+	if ((n[1] == 'x' || n[1] == 'l' || n[1] == 'h') && strchr("abcd", n[0]))
+		out[0] = n[0], out[1] = 0;
+	else
+		out[0] = n[0], out[1] = n[1], out[2] = 0;
+}
+
+/* Does @in write @reg or a part of it (capstone names the part it writes)? */
 static bool writes(const cs_insn *in, x86_reg reg)
 {
 	cs_regs rd, wr;
 	uint8_t nr, nw, k;
+	char f[4], g[4];
 
 	if (cs_regs_access(cs, in, rd, &nr, wr, &nw))
 		return true;	/* unknown: stop following the register */
-	for (k = 0; k < nw; k++)
-		if (wr[k] == reg || (x86_reg)wr[k] == reg)
+	family(reg, f);
+	for (k = 0; k < nw; k++) {
+		family((x86_reg)wr[k], g);
+		if (wr[k] == reg || (f[0] && !strcmp(f, g)))
 			return true;
+	}
 	return false;
 }
 
