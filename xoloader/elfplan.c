@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crtcode.h"
 #include "ehframe.h"
 #include "elfplan.h"
 #include "fill.h"
@@ -152,6 +153,32 @@ static void cover_merge(struct cover *c)
 }
 
 /*
+ * Is the run @b[0..@n) (after its leading fill) the code of GCC's
+ * crtbegin*.o - deregister_tm_clones, register_tm_clones,
+ * __do_global_dtors_aux, frame_dummy, built without unwind tables -
+ * followed by nothing but fill?  It is in the first page of .text of
+ * nearly every object; left readable, a small program keeps no code page
+ * execute-only at all.  crtcode.h holds the templates (scripts/gen-crtcode).
+ */
+static bool is_crt_code(const uint8_t *b, size_t n, bool code_follows)
+{
+	size_t t, i;
+
+	for (t = 0; t < sizeof(crt_templates) / sizeof(crt_templates[0]); t++) {
+		const struct crt_template *c = &crt_templates[t];
+
+		if (n < c->len)
+			continue;
+		for (i = 0; i < c->len; i++)
+			if ((b[i] ^ c->bytes[i]) & c->mask[i])
+				break;
+		if (i == c->len && fill_is_padding(b + c->len, n - c->len, code_follows))
+			return true;
+	}
+	return false;
+}
+
+/*
  * The data gaps of executable section @s: its runs of bytes outside
  * @c's ranges that are not padding.  Appends to @g (capacity @cap);
  * returns the new count, or -1 when out of memory.
@@ -177,8 +204,9 @@ static long section_gaps(const struct sect *s, const uint8_t *file, size_t fsize
 		{
 			uint64_t fo = s->off + (ga - s->addr), fe = s->off + (gb - s->addr);
 			bool pad = fe <= fsize && fill_is_padding(file + fo, (size_t)(fe - fo), gb < end);
+			size_t lead = fe <= fsize ? fill_lead(file + fo, (size_t)(fe - fo)) : 0;
 
-			if (pad)
+			if (pad || (fe <= fsize && is_crt_code(file + fo + lead, (size_t)(fe - fo - lead), gb < end)))
 				continue;
 			if (*ng == *cap) {
 				size_t nc = *cap ? 2 * *cap : 64;
@@ -190,7 +218,7 @@ static long section_gaps(const struct sect *s, const uint8_t *file, size_t fsize
 				*cap = nc;
 			}
 			/* The data starts after the fill that aligns it (fe > fsize: all data). */
-			(*g)[*ng].off = fo + (fe <= fsize ? fill_lead(file + fo, (size_t)(fe - fo)) : 0);
+			(*g)[*ng].off = fo + lead;
 			(*g)[*ng].end = fe;
 			(*g)[*ng].s = s;
 			(*ng)++;
