@@ -116,7 +116,7 @@ XO_LIBDIR  := $(BUILD)/guest/lib/xoload
 XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/hello $(XO_LIBDIR)/hello-nosep \
               $(XO_LIBDIR)/hello-static $(XO_LIBDIR)/libtextrel.so $(XO_LIBDIR)/textrel-user \
               $(XO_LIBDIR)/libpkrugadgets.so $(XO_LIBDIR)/datatext $(XO_LIBDIR)/libdatatext.so \
-              $(XO_LIBDIR)/selfexec $(XO_LIBDIR)/cryptoprobe
+              $(XO_LIBDIR)/selfexec $(XO_LIBDIR)/cryptoprobe $(XO_LIBDIR)/programs.sh
 # Dynamically linked guest programs: the image has glibc's ld.so and libc.
 XO_DYN     := -Wl,-Bstatic -lcapstone -Wl,-Bdynamic
 
@@ -168,6 +168,10 @@ $(XO_LIBDIR)/datatext: tests/xoload/lib/datatext.c tests/xoload/lib/datatext.S $
 $(XO_LIBDIR)/selfexec: tests/xoload/lib/selfexec.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
+
+$(XO_LIBDIR)/programs.sh: tests/xoload/lib/programs.sh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
 
 $(XO_LIBDIR)/cryptoprobe: tests/xoload/lib/cryptoprobe.c $(TEST_LIB) $(HDRS)
 	@mkdir -p $(@D)

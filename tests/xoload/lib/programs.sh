@@ -1,5 +1,5 @@
 #!/bin/sh
-# programs.sh - real Debian programs, at their real paths, give the same
+# programs.sh GROUP - real Debian programs, at their real paths, give the same
 # stdout, stderr and exit status natively, under `xoload` and under
 # `xoload --kernel`: OpenSSL (dgst, enc, kdf: libcrypto's tables live in
 # its .text), python3 (hashlib, ssl, sqlite3, ctypes, a dlopen-heavy import,
@@ -12,6 +12,10 @@
 # inside that a read of SHA256's first byte faults SEGV_PKUERR with that
 # key while SHA-256 itself works.  Prints, as comments, the share of
 # executable bytes each program gets execute-only (--report=json).
+# GROUP (openssl, python, node, tools, coverage) picks a part: each is a
+# test of its own (tests/xoload/programs_GROUP.sh), within the runner's
+# time limit under TCG.
+group=${1:?usage: programs.sh openssl|python|node|tools|coverage}
 XO=/xonly/bin/xoload
 L=/xonly/lib/xoload
 n=0 fail=0
@@ -45,12 +49,15 @@ same() {
 	fi
 	want=
 }
+if [ "$group" = openssl ]; then
 same "openssl dgst -sha256" '$X /usr/bin/openssl dgst -sha256 blob text'
 same "openssl dgst -sha512 -sha3-256" '$X /usr/bin/openssl dgst -sha512 blob; $X /usr/bin/openssl dgst -sha3-256 blob'
 same "openssl enc -aes-256-cbc | openssl enc -d" \
 	'$X /usr/bin/openssl enc -aes-256-cbc -pbkdf2 -iter 1000 -pass pass:xonly -S 0011223344556677 -in blob |
 	 tee enc.bin | $X /usr/bin/openssl enc -d -aes-256-cbc -pbkdf2 -iter 1000 -pass pass:xonly -S 0011223344556677 | cmp - blob && $X /usr/bin/openssl dgst -sha256 enc.bin'
 same "openssl kdf PBKDF2" '$X /usr/bin/openssl kdf -keylen 32 -kdfopt digest:SHA256 -kdfopt pass:password -kdfopt salt:salt -kdfopt iter:4096 PBKDF2'
+fi
+if [ "$group" = python ]; then
 same "python3 hashlib" '$X /usr/bin/python3 -c "
 import hashlib
 d = open(\"blob\", \"rb\").read()
@@ -87,6 +94,8 @@ print(len(m), \"modules\")"'
 same "python3 re-exec through /proc/self/exe" '$X /usr/bin/python3 -c "
 import os, sys
 os.execv(\"/proc/self/exe\", [sys.executable, \"-c\", \"import sys; print(\\\"re-executed\\\", sys.argv)\", \"a b\"])"'
+fi
+if [ "$group" = node ]; then
 same "node -e (new Function, crypto)" '$X /usr/bin/node -e "
 const f = new Function(\"a\", \"b\", \"return a * b + 1\");
 let s = 0; for (let i = 0; i < 10000; i++) s = (s + f(i, 3)) % 1000003;
@@ -107,6 +116,8 @@ if [ -e /proc/net/unix ]; then
 else
 	skip "node child_process.fork" "the kernel has no AF_UNIX (CONFIG_NET/CONFIG_UNIX are not in kernel/xonly.config): node's IPC channel is a socketpair"
 fi
+fi
+if [ "$group" = tools ]; then
 same "gzip | gunzip" '$X /usr/bin/gzip -9 -c blob | tee z.gz | $X /usr/bin/gzip -dc | cmp - blob && $X /usr/bin/sha256sum z.gz'
 same "xz | unxz" '$X /usr/bin/xz -T1 -6 -c blob | tee z.xz | $X /usr/bin/xz -dc | cmp - blob && $X /usr/bin/sha256sum z.xz'
 same "zstd | unzstd" '$X /usr/bin/zstd -q -T1 -19 -c blob | tee z.zst | $X /usr/bin/zstd -q -dc | cmp - blob && $X /usr/bin/sha256sum z.zst'
@@ -124,6 +135,8 @@ out=$($XO $L/selfexec where); st=$?
 [ "$st" = 3 ] && [ "$out" = "$(printf 'selfexec child: where B\nunder xoload: yes')" ]
 ok $? "/proc/self/exe re-exec under xoload runs the program under xoload again, with its arguments (status $st: $(echo $out))"
 
+fi
+if [ "$group" = openssl ]; then
 # libcrypto from inside: fault with the right key on code, tables read.
 for mode in "" --kernel; do
 	out=$($XO $mode $L/cryptoprobe 2>&1); st=$?
@@ -132,6 +145,7 @@ for mode in "" --kernel; do
 	ok $? "xoload${mode:+ $mode} cryptoprobe: SHA256 works, its first byte and EVP_EncryptInit_ex's fault SEGV_PKUERR, libcrypto's table pages read"
 done
 
+fi
 # smaps of a program blocked on a fifo: OBJ's code mappings (--xp, key > 0)
 # and readable r-x pages (key 0: the tables).
 mkfifo ff 2>/dev/null
@@ -153,9 +167,15 @@ xo_maps() {
 	exec 3>&-
 	kill $pid 2>/dev/null; wait $pid 2>/dev/null
 }
+case $group in
+openssl) progs="libcrypto /usr/bin/openssl dgst -sha256" ;;
+python) progs="libcrypto /usr/bin/python3" ;;
+node) progs="/usr/bin/node /usr/bin/node -e process.stdin.resume()" ;;
+tools) progs="libgcrypt /usr/bin/gpg --no-options --no-keyring --print-md SHA256" ;;
+*) progs= ;;
+esac
 for mode in "" --kernel; do
-	for p in "libcrypto /usr/bin/openssl dgst -sha256" "libcrypto /usr/bin/python3 -c import\ hashlib,sys;sys.stdin.read()" \
-		 "/usr/bin/node /usr/bin/node -e process.stdin.resume()" "libgcrypt /usr/bin/gpg --no-options --no-keyring --print-md SHA256"; do
+	for p in ${progs:+"$progs"}; do
 		set -- $p
 		obj=$1; shift
 		case "$1" in /usr/bin/python3) set -- /usr/bin/python3 -c 'import hashlib,sys;sys.stdin.read()' ;; esac
@@ -167,6 +187,7 @@ EOT
 	done
 done
 
+if [ "$group" = coverage ]; then
 # Coverage: the share of the executable bytes of the objects each program
 # maps that xoload makes execute-only (--report=json; ranges are pages).
 cover() {
@@ -190,5 +211,6 @@ cover sqlite3 /usr/bin/sqlite3 :memory: 'select 1'
 cover perl /usr/bin/perl -MList::Util=sum -e 'print sum(1,2)'
 cover curl /usr/bin/curl -s file:///tmp/xo-progs/text
 cover selfexec $L/selfexec
+fi
 echo "1..$n"
 exit $fail
