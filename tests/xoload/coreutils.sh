@@ -83,8 +83,9 @@ for p in ls sort sha256sum cat wc bash; do
 		{ split($0, f, " ") }
 		/^[0-9a-f]+-[0-9a-f]+ / { perm = f[2]; name = f[6]; split(f[1], ab, "-"); a = h(ab[1]); b = h(ab[2]) }
 		/^ProtectionKey:/ { if (perm ~ /x/ && name != "[vdso]" && (f[2] == 0 || perm ~ /^r/)) {
-			ok = 0; for (i = 1; i <= nr; i++) if (a >= ra[i] && b <= rb[i]) ok = 1
-			if (!ok || perm != "r-xp" || f[2] != 0) print name, perm, f[2] } }' rep.tsv smaps)
+			# [a, b) must be covered by readable ranges (adjacent ones too)
+			x = a; do { moved = 0; for (i = 1; i <= nr; i++) if (x >= ra[i] && x < rb[i]) { x = rb[i]; moved = 1 } } while (moved && x < b)
+			if (x < b || perm != "r-xp" || f[2] != 0) print name, perm, f[2] } }' rep.tsv smaps)
 	xo=$(awk '/^[0-9a-f]+-[0-9a-f]+ /{perm=$2; name=$6} /^ProtectionKey:/{ if (perm == "--xp" && $2 != 0) c++ } END { print c + 0 }' smaps)
 	own=$(awk -v p="/$p\$" '/^[0-9a-f]+-[0-9a-f]+ /{perm=$2; name=$6} /^ProtectionKey:/{ if (name ~ p && perm == "--xp" && $2 != 0) c++ } END { print c + 0 }' smaps)
 	[ -z "$bad" ] && [ "$xo" -ge 3 ] && [ "$own" -ge 1 ]

@@ -141,8 +141,8 @@ if [ "$group" = openssl ]; then
 for mode in "" --kernel; do
 	out=$($XO $mode $L/cryptoprobe 2>&1); st=$?
 	echo "$out" | sed 's/^/#   /'
-	[ "$st" = 0 ] && [ "$(echo "$out" | grep -c '^ok')" = 6 ]
-	ok $? "xoload${mode:+ $mode} cryptoprobe: SHA256 works, its first byte and EVP_EncryptInit_ex's fault SEGV_PKUERR, libcrypto's table pages read"
+	[ "$st" = 0 ] && [ "$(echo "$out" | grep -c '^not ok')" = 0 ] && [ "$(echo "$out" | grep -c '^ok')" -ge 10 ]
+	ok $? "xoload${mode:+ $mode} cryptoprobe: SHA-256 works; four libcrypto functions' first bytes fault SEGV_PKUERR with the key; its table pages read"
 done
 
 fi
@@ -195,9 +195,12 @@ cover() {
 	"$XO" --report=json "$@" >/dev/null 2>rep </dev/null
 	awk -v name="$name" '/"start":/ && !/xoload runtime/ {
 			s = $0; sub(/.*"start":/, "", s); sub(/,.*/, "", s); e = $0; sub(/.*"end":/, "", e); sub(/,.*/, "", e)
-			o = $0; sub(/^{"object":"/, "", o); sub(/".*/, "", o); objs[o] = 1
+			o = $0; sub(/^\{"object":"/, "", o); sub(/".*/, "", o); objs[o] = 1
 			all += e - s; if ($0 ~ /"xo":true/) xo += e - s }
-		END { k = 0; for (o in objs) k++; printf "# coverage\t%s\t%.2f%%\t%d of %d bytes\t%d objects\n", name, all ? 100 * xo / all : 0, xo, all, k }' rep
+		END { k = 0; for (o in objs) k++; printf "# coverage\t%s\t%.2f%%\t%.0f of %.0f bytes\t%d objects\n", name, all ? 100 * xo / all : 0, xo, all, k }' rep >cov
+	cat cov
+	grep -q "	[1-9][0-9.]*%	" cov
+	ok $? "$name: --report=json names its objects; $(cut -f3 cov) of their executable bytes execute-only"
 }
 cover openssl /usr/bin/openssl dgst -sha256 blob
 cover python3 /usr/bin/python3 -c 'import hashlib, ssl, sqlite3, ctypes'
