@@ -104,16 +104,19 @@ $(BUILD)/guest/bin/jit-demo: $(BUILD)/obj/jit-demo/main.o $(GUEST_LIBS)
 XO_CFLAGS  := $(CFLAGS) -Wno-format-truncation
 # Every xoloader program depends on all of these: xoload.c takes the syscall
 # numbers and prctl options from kernel/include/xonly/uapi.h.
-XO_HDRS    := $(wildcard xoloader/*.h kernel/include/xonly/*.h)
-XO_LOADER  := xoloader/xoload.c xoloader/load.c xoloader/elfplan.c xoloader/report.c
-XO_AUDIT   := xoloader/audit.c xoloader/elfplan.c xoloader/report.c
+XO_HDRS    := $(wildcard xoloader/*.h xoloader/rt/*.h kernel/include/xonly/*.h)
+# elfplan.c reads .eh_frame with ehframe.c and tells padding from data with fill.c.
+XO_PLAN    := xoloader/elfplan.c xoloader/ehframe.c xoloader/fill.c
+XO_LOADER  := xoloader/xoload.c xoloader/load.c $(XO_PLAN) xoloader/report.c
+XO_AUDIT   := xoloader/audit.c $(XO_PLAN) xoloader/report.c xoloader/rt/carve.c
 XO_GUEST   := $(BUILD)/guest/bin/xoload $(BUILD)/guest/lib/xoaudit.so $(BUILD)/guest/bin/xoscan \
               $(patsubst tests/xoload/dyn/%.c,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/dyn/*.c)) \
               $(patsubst tests/xoload/%.sh,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/*.sh))
 XO_LIBDIR  := $(BUILD)/guest/lib/xoload
 XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/hello $(XO_LIBDIR)/hello-nosep \
               $(XO_LIBDIR)/hello-static $(XO_LIBDIR)/libtextrel.so $(XO_LIBDIR)/textrel-user \
-              $(XO_LIBDIR)/libpkrugadgets.so
+              $(XO_LIBDIR)/libpkrugadgets.so $(XO_LIBDIR)/datatext $(XO_LIBDIR)/libdatatext.so \
+              $(XO_LIBDIR)/selfexec $(XO_LIBDIR)/cryptoprobe $(XO_LIBDIR)/programs.sh
 # Dynamically linked guest programs: the image has glibc's ld.so and libc.
 XO_DYN     := -Wl,-Bstatic -lcapstone -Wl,-Bdynamic
 
@@ -151,6 +154,28 @@ $(XO_LIBDIR)/libxoprobe.so: tests/xoload/lib/xoprobe.c
 $(XO_LIBDIR)/libpkrugadgets.so: tests/xoload/lib/pkrugadgets.S
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,libpkrugadgets.so -o $@ $<
+
+# A table in .text between two CFI-covered functions (tests/xoload/datatext.sh).
+$(XO_LIBDIR)/libdatatext.so: tests/xoload/lib/datatext.S
+	@mkdir -p $(@D)
+	$(CC) -shared -o $@ $<
+
+$(XO_LIBDIR)/datatext: tests/xoload/lib/datatext.c tests/xoload/lib/datatext.S $(TEST_LIB) $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< tests/xoload/lib/datatext.S $(TEST_LIB) $(XO_DYN)
+
+# tests/xoload/programs.sh: a /proc/self/exe re-exec, libcrypto from inside.
+$(XO_LIBDIR)/selfexec: tests/xoload/lib/selfexec.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
+
+$(XO_LIBDIR)/programs.sh: tests/xoload/lib/programs.sh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+$(XO_LIBDIR)/cryptoprobe: tests/xoload/lib/cryptoprobe.c $(TEST_LIB) $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(TEST_LIB) $(XO_DYN)
 
 $(XO_LIBDIR)/hello: tests/xoload/lib/hello.c
 	@mkdir -p $(@D)
@@ -191,11 +216,18 @@ $(BUILD)/host/xoload-main.o: xoloader/xoload.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -Dmain=xoload_main -c -o $@ $<
 
-$(XO_FUZZ): xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c xoloader/elfplan.c xoloader/report.c $(XO_HDRS)
+$(XO_FUZZ): xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c $(XO_PLAN) xoloader/report.c $(XO_HDRS)
 	$(CC) $(XO_CFLAGS) -o $@ xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c \
-		xoloader/elfplan.c xoloader/report.c -lelf
+		$(XO_PLAN) xoloader/report.c -lelf
 
-host-tools: $(XO_FUZZ)
+# planproof: the data-in-text rule checked against what the code reads
+# (capstone), over every ELF under /usr (tests/host/xoplan_proof.sh).
+XO_PROOF   := $(BUILD)/host/planproof
+$(XO_PROOF): xoloader/planproof.c $(XO_PLAN) xoloader/report.c $(XO_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) -o $@ xoloader/planproof.c $(XO_PLAN) xoloader/report.c -lelf -lcapstone
+
+host-tools: $(XO_FUZZ) $(XO_PROOF)
 
 # The long run: the real xoload binary executed for each mutant (-x), xoscan
 # on every 4th.  Failures are saved under build/fuzz-failures/.

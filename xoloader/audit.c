@@ -27,15 +27,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "elfplan.h"
 #include "report.h"
+#include "rt/carve.h"
 #include "xoload.h"
+#include "xonly/uapi.h"
 
 extern char **environ;
 
 static unsigned long flags;	/* AT_XOLOAD value; 0 if not started by xoload */
+static bool kernel_mode;	/* xoload --kernel: the kernel made all code xo, carve */
 static bool first_base = true;
 static char xoscan[PATH_MAX];	/* ../bin/xoscan next to this module */
 
@@ -70,6 +74,12 @@ static void protect(const char *path, uint64_t bias, const char *tag)
 		return;
 	}
 	close(fd);
+	if (kernel_mode) {
+		/* The kernel mapped it execute-only: give the data back its read. */
+		if (rt_carve(&p, bias))
+			say(name, ": pkey_mprotect(PROT_READ|PROT_EXEC, 0) failed: its data in text stays unreadable");
+		return;
+	}
 	if (elfplan_xo_pages(&p, ps) == 0 && p.n) {
 		say(name, flags & XOF_STRICT ? ": no page can be execute-only; refused (--strict)" :
 			  ": warning: no page can be execute-only: kept readable");
@@ -171,7 +181,9 @@ static void drop_ld_audit(void)
 unsigned int la_version(unsigned int version)
 {
 	flags = getauxval(AT_XOLOAD);
-	if (!flags)
+	/* xoload --kernel (or a descendant): the kernel's xonly mode is on. */
+	kernel_mode = !flags && prctl(XONLY_PR_GET_XONLY, 0, 0, 0, 0) == 1;
+	if (!flags && !kernel_mode)
 		reexec_under_xoload();
 	if (flags & XOF_NO_INHERIT)
 		drop_ld_audit();
@@ -198,7 +210,8 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 	if (is_main || map->l_addr == getauxval(AT_BASE)) {
 		/* Done by xoload before ld.so ran (AT_XOLOAD), else do it now. */
 		if (!flags)
-			protect(is_main ? (const char *)getauxval(AT_EXECFN) : map->l_name, map->l_addr, "");
+			protect(!is_main ? map->l_name : !access("/proc/self/exe", R_OK) ? "/proc/self/exe" :
+				(const char *)getauxval(AT_EXECFN), map->l_addr, "");
 		return 0;
 	}
 	if (map->l_name && map->l_name[0])

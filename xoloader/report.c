@@ -50,7 +50,7 @@ static void emit(const char *line, int n, size_t size)
 
 void report_plan(const char *obj, const struct plan *p, uint64_t bias, enum report_fmt fmt)
 {
-	char line[3 * 4096 + 256], o[2 * 4096 + 8], w[128];
+	char line[3 * 4096 + 512], o[2 * 4096 + 8], w[128], sn[2 * 64], where[256];
 	int i;
 
 	if (fmt == REPORT_JSON)
@@ -58,16 +58,26 @@ void report_plan(const char *obj, const struct plan *p, uint64_t bias, enum repo
 	for (i = 0; i < p->n; i++) {
 		const struct plan_range *r = &p->r[i];
 		unsigned long long a = r->start + bias, b = r->end + bias;
+		unsigned long long so = r->soff, sz = r->ssize;
 
+		/* Data in text: which section, where in it and how much. */
+		where[0] = 0;
+		if (r->sect[0] && fmt == REPORT_JSON)
+			snprintf(where, sizeof(where), ",\"section\":%s,\"offset\":%llu,\"size\":%llu",
+				 json_str(sn, sizeof(sn), r->sect), so, sz);
+		else if (r->sect[0] && fmt == REPORT_TSV)
+			snprintf(where, sizeof(where), "\t%s\t%llx\t%llu", r->sect, so, sz);
+		else if (r->sect[0])
+			snprintf(where, sizeof(where), " (%s+0x%llx, %llu bytes)", r->sect, so, sz);
 		if (fmt == REPORT_JSON)
 			emit(line, snprintf(line, sizeof(line),
-					    "{\"object\":%s,\"start\":%llu,\"end\":%llu,\"xo\":%s,\"why\":%s}\n",
-					    o, a, b, r->xo ? "true" : "false", json_str(w, sizeof(w), r->why)),
+					    "{\"object\":%s,\"start\":%llu,\"end\":%llu,\"xo\":%s,\"why\":%s%s}\n",
+					    o, a, b, r->xo ? "true" : "false", json_str(w, sizeof(w), r->why), where),
 			     sizeof(line));
 		else
-			emit(line, snprintf(line, sizeof(line), fmt == REPORT_TSV ? "%s\t%llx\t%llx\t%s\t%s\n" :
-					    "xoload: %s 0x%llx-0x%llx %s %s\n", obj, a, b,
-					    r->xo ? "xo" : "readable", r->why), sizeof(line));
+			emit(line, snprintf(line, sizeof(line), fmt == REPORT_TSV ? "%s\t%llx\t%llx\t%s\t%s%s\n" :
+					    "xoload: %s 0x%llx-0x%llx %s %s%s\n", obj, a, b,
+					    r->xo ? "xo" : "readable", r->why, where), sizeof(line));
 	}
 }
 

@@ -16,6 +16,9 @@ enum report_fmt report_fmt(unsigned long flags);
  *   human: "xoload: OBJECT 0xSTART-0xEND xo|readable WHY"
  *   tsv:   "OBJECT\tSTART\tEND\txo|readable\tWHY" (hex without 0x)
  *   json:  {"object":"OBJECT","start":START,"end":END,"xo":true|false,"why":"WHY"}
+ * A range kept readable for data in text ("not covered by any FDE") also
+ * names the first data gap in it: " (SECTION+0xOFFSET, SIZE bytes)",
+ * "\tSECTION\tOFFSET(hex)\tSIZE", ',"section":"S","offset":N,"size":N'.
  */
 void report_plan(const char *obj, const struct plan *p, uint64_t bias, enum report_fmt fmt);
 /* A JSON line {"object":"OBJECT","xo":false,"why":"WHY"} for what has no plan (the vDSO). */

@@ -48,8 +48,9 @@ static const char usage[] =
 "library it dlopens - is mapped execute-only (PROT_EXEC without PROT_READ,\n"
 "backed by the kernel's execute-only protection key) before any of that\n"
 "code runs.  Pages of an executable segment that also hold data (ELF\n"
-"headers, .rodata, .eh_frame: binaries linked without -z separate-code)\n"
-"stay readable; objects with text relocations stay readable (warning).\n"
+"headers, .rodata, .eh_frame: binaries linked without -z separate-code;\n"
+"tables in .text that no .eh_frame FDE covers: OpenSSL) stay readable;\n"
+"objects with text relocations stay readable (warning).\n"
 "The vDSO stays readable: ld.so reads its symbol tables.\n"
 "\n"
 "options:\n"
@@ -76,8 +77,9 @@ static const char usage[] =
 "                        execve PROG; every file-backed PROT_READ|PROT_EXEC\n"
 "                        mapping, PROG's, ld.so's and each library's, is then\n"
 "                        execute-only, and so are all descendants (the flag\n"
-"                        cannot be cleared).  No page split: a PF_X segment\n"
-"                        that holds data becomes unreadable too.  Not with\n"
+"                        cannot be cleared).  The audit module gives each\n"
+"                        object's data pages (tables in .text, headers)\n"
+"                        their read back: pkey_mprotect(..., 0).  Not with\n"
 "                        --report, --plan, --scan, --strict, --no-inherit,\n"
 "                        --audit\n"
 "  --argv0=NAME          pass NAME as argv[0] instead of PROG\n"
@@ -96,6 +98,7 @@ static char audit_env[PATH_MAX + 32];
 static char audit_path[PATH_MAX];
 static char xoscan_path[PATH_MAX];
 static char self_path[PATH_MAX];
+static char prog_env[PATH_MAX + 32];	/* XOLOAD_PROG=PROG, see reexec_args() */
 
 /*
  * One line on stderr.  Paths in it come from the command line and from the
@@ -254,7 +257,7 @@ static void __attribute__((noreturn)) handover(uint64_t entry, int argc, char **
 		envc++;
 	for (av = (Elf64_auxv_t *)(e + 1); av[auxc].a_type != AT_NULL; auxc++)
 		;
-	n = 1 + (size_t)argc + 1 + envc + 2 + 2 * (auxc + 2);
+	n = 1 + (size_t)argc + 1 + envc + 3 + 2 * (auxc + 2);
 	n = (n + 1) & ~(size_t)1;	/* keep the new stack pointer 16-byte aligned */
 	{
 		/* The new initial stack lives below this frame, on the real stack. */
@@ -265,6 +268,8 @@ static void __attribute__((noreturn)) handover(uint64_t entry, int argc, char **
 			blk[k++] = (uint64_t)argv[i];
 		blk[k++] = 0;
 		for (i = 0; i < envc; i++) {
+			if (!strncmp(envp[i], XOLOAD_PROG_ENV "=", sizeof(XOLOAD_PROG_ENV)))
+				continue;	/* ours replaces the parent's */
 			if (!strncmp(envp[i], "LD_AUDIT=", 9)) {
 				if (audit_done || !*audit_env)
 					continue;
@@ -281,6 +286,8 @@ static void __attribute__((noreturn)) handover(uint64_t entry, int argc, char **
 		}
 		if (!audit_done && *audit_env)
 			blk[k++] = (uint64_t)audit_env;
+		if (*prog_env)
+			blk[k++] = (uint64_t)prog_env;
 		blk[k++] = 0;
 		for (i = 0; i < auxc; i++) {
 			uint64_t v = av[i].a_un.a_val;
@@ -321,8 +328,37 @@ static void __attribute__((noreturn)) handover(uint64_t entry, int argc, char **
  */
 static void __attribute__((noreturn)) run_kernel_mode(char **argv, char **envp)
 {
-	char err[PATH_MAX + 200];
+	char err[PATH_MAX + 200], **env;
+	size_t envc = 0, i, k = 0;
+	bool audit_done = false;
 
+	/*
+	 * The audit module goes into LD_AUDIT (ours first, the user's kept):
+	 * it gives the data in text of each object back its read permission
+	 * (rt/carve.c) before the object is relocated.  The kernel's mode makes
+	 * whole PF_X segments execute-only, and libcrypto's tables are in them.
+	 */
+	for (; envp[envc]; envc++)
+		;
+	env = calloc(envc + 2, sizeof(*env));
+	if (!env)
+		die(126, "--kernel: out of memory");
+	for (i = 0; i < envc; i++) {
+		if (!strncmp(envp[i], "LD_AUDIT=", 9)) {
+			if (audit_done)
+				continue;
+			if (strcmp(envp[i] + 9, audit_path) && strncmp(envp[i] + 9, audit_path, strlen(audit_path)))
+				snprintf(audit_env, sizeof(audit_env), "LD_AUDIT=%s:%s", audit_path, envp[i] + 9);
+			env[k++] = audit_env;
+			audit_done = true;
+			continue;
+		}
+		env[k++] = envp[i];
+	}
+	if (!audit_done)
+		env[k++] = audit_env;
+	env[k] = NULL;
+	envp = env;
 	if (prctl(XONLY_PR_SET_XONLY, 1, 0, 0, 0)) {
 		snprintf(err, sizeof(err),
 			 "--kernel: this kernel has no xonly exec mode (prctl(PR_SET_XONLY): %s); it needs kernel/patches 0006-0008",
@@ -332,6 +368,56 @@ static void __attribute__((noreturn)) run_kernel_mode(char **argv, char **envp)
 	execve(prog_path, argv, envp);
 	snprintf(err, sizeof(err), "%s: %s", prog_path, strerror(errno));
 	die(errno == ENOENT ? 127 : 126, err);
+}
+
+/*
+ * A program run under xoload that re-executes itself through /proc/self/exe
+ * (busybox, runc, Chromium, `os.execv('/proc/self/exe', ...)`) executes
+ * xoload, the process's executable, with the program's own arguments.
+ * xoload recognises that case by what the kernel put in AT_EXECFN, the
+ * name passed to execve: /proc/self/exe, /proc/thread-self/exe or
+ * /proc/PID/exe of this very process - a name under which nobody runs
+ * xoload on purpose - and by XOLOAD_PROG, the program it stood for, which
+ * it put into that program's environment.  It then runs that program
+ * again, under xoload, with argv as given (argv[0] included).  Returns the
+ * argv to parse instead, or NULL.
+ */
+static char **reexec_args(int *argc, char **argv)
+{
+	const char *fn = (const char *)getauxval(AT_EXECFN), *prog = getenv(XOLOAD_PROG_ENV), *p;
+	static char a0[PATH_MAX + 16];
+	char pid[32], **nv;
+	int i, k = 0;
+
+	if (!fn || !prog || *prog != '/' || strncmp(fn, "/proc/", 6))
+		return NULL;
+	p = fn + 6;
+	snprintf(pid, sizeof(pid), "%d/", (int)getpid());
+	if (!strncmp(p, "self/", 5))
+		p += 5;
+	else if (!strncmp(p, "thread-self/", 12))
+		p += 12;
+	else if (!strncmp(p, pid, strlen(pid)))
+		p += strlen(pid);
+	else
+		return NULL;
+	if (strcmp(p, "exe"))
+		return NULL;
+	nv = calloc((size_t)*argc + 4, sizeof(*nv));
+	if (!nv)
+		return NULL;
+	nv[k++] = argv[0];
+	if (*argc > 0) {
+		snprintf(a0, sizeof(a0), "--argv0=%s", argv[0]);
+		nv[k++] = a0;
+	}
+	nv[k++] = "--";
+	nv[k++] = (char *)prog;
+	for (i = 1; i < *argc; i++)
+		nv[k++] = argv[i];
+	nv[k] = NULL;
+	*argc = k;
+	return nv;
 }
 
 int main(int argc, char **argv, char **envp)
@@ -356,6 +442,12 @@ int main(int argc, char **argv, char **envp)
 	const char *argv0 = NULL;
 	int c, rc;
 
+	{
+		char **nv = reexec_args(&argc, argv);
+
+		if (nv)
+			argv = nv;
+	}
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
@@ -405,6 +497,12 @@ int main(int argc, char **argv, char **envp)
 			die(126, "no protection keys here (CPUID PKU and OSPKE): code cannot be made execute-only");
 		if (argv0)
 			argv[optind] = (char *)argv0;
+		next_to_self(audit_path, "../lib/xoaudit.so", XOLOAD_AUDIT_DEFAULT);
+		if (prog.has_interp && access(audit_path, R_OK)) {
+			snprintf(err, sizeof(err), "audit module %s: %s", audit_path, strerror(errno));
+			die(127, err);
+		}
+		snprintf(audit_env, sizeof(audit_env), "LD_AUDIT=%s", audit_path);
 		run_kernel_mode(argv + optind, envp);
 	}
 	plan_image(&prog, &pplan, flags);
@@ -437,6 +535,12 @@ int main(int argc, char **argv, char **envp)
 		die(127, err);
 	}
 	snprintf(audit_env, sizeof(audit_env), "LD_AUDIT=%s", audit_path);
+	{
+		char abs[PATH_MAX];
+
+		if (realpath(prog_path, abs))
+			snprintf(prog_env, sizeof(prog_env), "%s=%s", XOLOAD_PROG_ENV, abs);
+	}
 
 	if ((rc = image_map(&prog, err, sizeof(err))) ||
 	    (prog.has_interp && (rc = image_map(&interp, err, sizeof(err)))))

@@ -5,12 +5,19 @@
  * xoload tells the audit module how it was started with one extra auxv
  * entry (ld.so and libc ignore types they do not know): its presence says
  * "PROG and ld.so are already execute-only", its value carries the flags.
- * No environment variable is added besides LD_AUDIT.
+ * Environment: LD_AUDIT, and XOLOAD_PROG (below).
  */
 #ifndef XOLOADER_XOLOAD_H
 #define XOLOADER_XOLOAD_H
 
 #define AT_XOLOAD		0x584f	/* "XO" */
+
+/*
+ * The absolute path of the program xoload runs, in that program's
+ * environment: a re-exec of /proc/self/exe (which is xoload) runs it again
+ * (xoload.c, reexec_args()).
+ */
+#define XOLOAD_PROG_ENV		"XOLOAD_PROG"
 
 #define XOF_REPORT		0x1	/* print the report on stderr */
 #define XOF_TSV			0x2	/* ... as tab-separated values */

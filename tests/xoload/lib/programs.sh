@@ -1,0 +1,219 @@
+#!/bin/sh
+# programs.sh GROUP - real Debian programs, at their real paths, give the same
+# stdout, stderr and exit status natively, under `xoload` and under
+# `xoload --kernel`: OpenSSL (dgst, enc, kdf: libcrypto's tables live in
+# its .text), python3 (hashlib, ssl, sqlite3, ctypes, a dlopen-heavy import,
+# a re-exec through /proc/self/exe), node (new Function, crypto: OpenSSL
+# linked in), compressor pipelines, gpg (libgcrypt), sqlite3, perl, curl
+# file://, and a C program that re-execs /proc/self/exe.  For programs
+# that map libcrypto (and node, which has OpenSSL inside), the running
+# process's smaps show libcrypto's code execute-only (a non-zero key)
+# and its table pages readable (r-xp, key 0); lib/cryptoprobe checks from
+# inside that a read of SHA256's first byte faults SEGV_PKUERR with that
+# key while SHA-256 itself works.  Prints, as comments, the share of
+# executable bytes each program gets execute-only (--report=json).
+# GROUP (openssl, python, node, tools, coverage) picks a part: each is a
+# test of its own (tests/xoload/programs_GROUP.sh), within the runner's
+# time limit under TCG.
+group=${1:?usage: programs.sh openssl|python|node|tools|coverage}
+XO=/xonly/bin/xoload
+L=/xonly/lib/xoload
+n=0 fail=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - programs: $2"; else echo "not ok $n - programs: $2"; fail=1; fi; }
+skip() { n=$((n + 1)); echo "ok $n - programs: $1 # SKIP $2"; }
+mkdir -p /tmp/xo-progs && cd /tmp/xo-progs || exit 1
+export HOME=/tmp/xo-progs
+i=0; while [ $i -lt 2000 ]; do echo "row $i $(( (i * 7919) % 1000 ))"; i=$((i + 1)); done >text
+dd if=/dev/urandom of=blob bs=64k count=8 2>/dev/null
+cat text text text >>blob
+
+# same NAME 'CMD': CMD (sh, with $X before each program) natively, with
+# X="xoload" and with X="xoload --kernel": stdout, stderr, status equal.
+same() {
+	name=$1 cmd=$2
+	X= sh -c "$cmd" >n.out 2>n.err; s0=$?
+	X=$XO sh -c "$cmd" >u.out 2>u.err; s1=$?
+	X="$XO --kernel" sh -c "$cmd" >k.out 2>k.err; s2=$?
+	r=0
+	[ "$s0" = "${want:-0}" ] || r=1
+	for m in u k; do
+		cmp -s n.out $m.out && cmp -s n.err $m.err || r=1
+	done
+	[ "$s0" = "$s1" ] && [ "$s0" = "$s2" ] || r=1
+	ok $r "$name: same output natively, under xoload and xoload --kernel (status $s0/$s1/$s2, $(wc -c <n.out) bytes)"
+	if [ $r != 0 ]; then
+		for m in u k; do
+			echo "# diff native $m:"; diff n.out $m.out | head -n 6 | sed 's/^/#   /'
+			diff n.err $m.err | head -n 6 | sed 's/^/#   /'
+		done
+	fi
+	want=
+}
+if [ "$group" = openssl ]; then
+same "openssl dgst -sha256" '$X /usr/bin/openssl dgst -sha256 blob text'
+same "openssl dgst -sha512 -sha3-256" '$X /usr/bin/openssl dgst -sha512 blob; $X /usr/bin/openssl dgst -sha3-256 blob'
+same "openssl enc -aes-256-cbc | openssl enc -d" \
+	'$X /usr/bin/openssl enc -aes-256-cbc -pbkdf2 -iter 1000 -pass pass:xonly -S 0011223344556677 -in blob |
+	 tee enc.bin | $X /usr/bin/openssl enc -d -aes-256-cbc -pbkdf2 -iter 1000 -pass pass:xonly -S 0011223344556677 | cmp - blob && $X /usr/bin/openssl dgst -sha256 enc.bin'
+same "openssl kdf PBKDF2" '$X /usr/bin/openssl kdf -keylen 32 -kdfopt digest:SHA256 -kdfopt pass:password -kdfopt salt:salt -kdfopt iter:4096 PBKDF2'
+fi
+if [ "$group" = python ]; then
+same "python3 hashlib" '$X /usr/bin/python3 -c "
+import hashlib
+d = open(\"blob\", \"rb\").read()
+for a in (\"sha256\", \"sha512\", \"sha3_256\", \"blake2b\", \"md5\", \"sha1\"):
+    print(a, hashlib.new(a, d).hexdigest())
+print(hashlib.pbkdf2_hmac(\"sha256\", b\"pw\", b\"salt\", 1000).hex())"'
+same "python3 ssl" '$X /usr/bin/python3 -c "
+import ssl
+print(ssl.OPENSSL_VERSION)
+c = ssl.create_default_context()
+print(c.verify_mode, c.check_hostname, len(c.get_ciphers()) > 10)
+print(len(ssl.RAND_bytes(32)))"'
+same "python3 sqlite3" '$X /usr/bin/python3 -c "
+import sqlite3
+db = sqlite3.connect(\":memory:\")
+db.execute(\"create table t (k integer primary key, v text)\")
+db.executemany(\"insert into t (v) values (?)\", [(str(i * i),) for i in range(1000)])
+print(db.execute(\"select count(*), sum(length(v)), max(v) from t\").fetchone())"'
+same "python3 ctypes (libffi calls and a qsort callback)" '$X /usr/bin/python3 -c "
+import ctypes
+libc = ctypes.CDLL(\"libc.so.6\")
+print(libc.strlen(b\"execute-only\"))
+a = (ctypes.c_int * 8)(5, 3, 8, 1, 9, 2, 7, 4)
+CMP = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int))
+libc.qsort(a, 8, ctypes.sizeof(ctypes.c_int), CMP(lambda x, y: x[0] - y[0]))
+print(list(a))"'
+same "python3 dlopen-heavy import of 16 extension modules" '$X /usr/bin/python3 -c "
+import importlib
+m = [\"_ssl\", \"_hashlib\", \"_sqlite3\", \"_ctypes\", \"_decimal\", \"_json\", \"_bz2\", \"_lzma\", \"_asyncio\",
+     \"_zoneinfo\", \"mmap\", \"_uuid\", \"_queue\", \"_multibytecodec\", \"_codecs_jp\", \"readline\"]
+for x in m: importlib.import_module(x)
+import decimal; print(decimal.Decimal(1) / decimal.Decimal(7))
+print(len(m), \"modules\")"'
+same "python3 re-exec through /proc/self/exe" '$X /usr/bin/python3 -c "
+import os, sys
+os.execv(\"/proc/self/exe\", [sys.executable, \"-c\", \"import sys; print(\\\"re-executed\\\", sys.argv)\", \"a b\"])"'
+fi
+if [ "$group" = node ]; then
+same "node -e (new Function, crypto)" '$X /usr/bin/node -e "
+const f = new Function(\"a\", \"b\", \"return a * b + 1\");
+let s = 0; for (let i = 0; i < 10000; i++) s = (s + f(i, 3)) % 1000003;
+console.log(s, require(\"crypto\").createHash(\"sha256\").update(\"abc\").digest(\"hex\"));
+console.log(require(\"crypto\").createCipheriv(\"aes-256-cbc\", Buffer.alloc(32, 1), Buffer.alloc(16, 2)).update(\"x\".repeat(64), \"utf8\", \"hex\"))"'
+cat >fork.js <<'EOJ'
+const cp = require("child_process");
+if (process.argv[2] === "child") {
+	process.send({ from: "child", n: 42 });
+} else {
+	const c = cp.fork(__filename, ["child"]);
+	c.on("message", (m) => console.log("parent got", JSON.stringify(m)));
+	c.on("exit", (code) => console.log("child exit", code));
+}
+EOJ
+if [ -e /proc/net/unix ]; then
+	same "node child_process.fork" '$X /usr/bin/node fork.js'
+else
+	skip "node child_process.fork" "the kernel has no AF_UNIX (CONFIG_NET/CONFIG_UNIX are not in kernel/xonly.config): node's IPC channel is a socketpair"
+fi
+fi
+if [ "$group" = tools ]; then
+same "gzip | gunzip" '$X /usr/bin/gzip -9 -c blob | tee z.gz | $X /usr/bin/gzip -dc | cmp - blob && $X /usr/bin/sha256sum z.gz'
+same "xz | unxz" '$X /usr/bin/xz -T1 -6 -c blob | tee z.xz | $X /usr/bin/xz -dc | cmp - blob && $X /usr/bin/sha256sum z.xz'
+same "zstd | unzstd" '$X /usr/bin/zstd -q -T1 -19 -c blob | tee z.zst | $X /usr/bin/zstd -q -dc | cmp - blob && $X /usr/bin/sha256sum z.zst'
+same "bzip2 | bunzip2" '$X /usr/bin/bzip2 -c blob | tee z.bz2 | $X /usr/bin/bzip2 -dc | cmp - blob && $X /usr/bin/sha256sum z.bz2'
+same "gpg --print-md (libgcrypt)" '$X /usr/bin/gpg --no-options --no-keyring --batch --quiet --print-md SHA256 blob; $X /usr/bin/gpg --no-options --no-keyring --batch --quiet --print-md SHA512 text'
+same "sqlite3" '$X /usr/bin/sqlite3 :memory: "create table t(a); with recursive c(x) as (select 1 union all select x + 1 from c where x < 5000) insert into t select x from c; select count(*), sum(a), hex(zeroblob(4)) from t;"'
+same "perl (List::Util, POSIX, regexes)" '$X /usr/bin/perl -MList::Util=sum,max -MPOSIX=floor -e "
+my @a = map { \$_ * \$_ } 1 .. 1000; print sum(@a), \" \", max(@a), \" \", floor(7.9), \"\n\";
+my \$s = join(\",\", 1 .. 50); \$s =~ s/(\d+)/<\$1>/g; print length(\$s), \"\n\""'
+same "curl file://" '$X /usr/bin/curl -s file:///tmp/xo-progs/text | $X /usr/bin/sha256sum; $X /usr/bin/curl -s -o /dev/null -w "%{size_download}\n" file:///tmp/xo-progs/blob'
+want=3 same "a C program that re-execs /proc/self/exe" "\$X $L/selfexec A"
+
+# Under xoload the re-exec'd program runs under xoload again (not natively).
+out=$($XO $L/selfexec where); st=$?
+[ "$st" = 3 ] && [ "$out" = "$(printf 'selfexec child: where B\nunder xoload: yes')" ]
+ok $? "/proc/self/exe re-exec under xoload runs the program under xoload again, with its arguments (status $st: $(echo $out))"
+
+fi
+if [ "$group" = openssl ]; then
+# libcrypto from inside: fault with the right key on code, tables read.
+for mode in "" --kernel; do
+	out=$($XO $mode $L/cryptoprobe 2>&1); st=$?
+	echo "$out" | sed 's/^/#   /'
+	[ "$st" = 0 ] && [ "$(echo "$out" | grep -c '^not ok')" = 0 ] && [ "$(echo "$out" | grep -c '^ok')" -ge 10 ]
+	ok $? "xoload${mode:+ $mode} cryptoprobe: SHA-256 works; four libcrypto functions' first bytes fault SEGV_PKUERR with the key; its table pages read"
+done
+
+fi
+# smaps of a program blocked on a fifo: OBJ's code mappings (--xp, key > 0)
+# and readable r-x pages (key 0: the tables).
+mkfifo ff 2>/dev/null
+xo_maps() {
+	obj=$1 mode=$2; shift 2
+	$XO $mode "$@" <ff >/dev/null 2>&1 & pid=$!
+	exec 3>ff
+	t=0
+	while [ $t -lt 300 ]; do
+		grep -q "$obj" /proc/$pid/maps 2>/dev/null && grep -q '^State:.*S' /proc/$pid/status && break
+		sleep 0.1; t=$((t + 1))
+	done
+	sleep 0.3
+	awk -v o="$obj" '/^[0-9a-f]+-[0-9a-f]+ /{ split($1, r, "-"); perm = $2; name = $6; sz = 0 }
+		/^Size:/ { sz = $2 }
+		/^ProtectionKey:/ { if (name ~ o && perm == "--xp" && $2 > 0) xo += sz; if (name ~ o && perm == "r-xp" && $2 == 0) rx += sz;
+				    if (name ~ o && perm ~ /x/ && perm != "--xp" && perm != "r-xp") bad++ }
+		END { printf "%d %d %d\n", xo, rx, bad }' /proc/$pid/smaps
+	exec 3>&-
+	kill $pid 2>/dev/null; wait $pid 2>/dev/null
+}
+case $group in
+openssl) progs="libcrypto /usr/bin/openssl dgst -sha256" ;;
+python) progs="libcrypto /usr/bin/python3" ;;
+node) progs="/usr/bin/node /usr/bin/node -e process.stdin.resume()" ;;
+tools) progs="libgcrypt /usr/bin/gpg --no-options --no-keyring --print-md SHA256" ;;
+*) progs= ;;
+esac
+for mode in "" --kernel; do
+	for p in ${progs:+"$progs"}; do
+		set -- $p
+		obj=$1; shift
+		case "$1" in /usr/bin/python3) set -- /usr/bin/python3 -c 'import hashlib,sys;sys.stdin.read()' ;; esac
+		read -r xo rx bad <<EOT
+$(xo_maps "$obj" "$mode" "$@")
+EOT
+		[ "${xo:-0}" -gt 0 ] && [ "${rx:-0}" -gt 0 ] && [ "${bad:-1}" = 0 ]
+		ok $? "xoload${mode:+ $mode} ${1##*/}: $obj code ${xo} kB execute-only (key > 0), ${rx} kB of its text readable (key 0: tables)"
+	done
+done
+
+if [ "$group" = coverage ]; then
+# Coverage: the share of the executable bytes of the objects each program
+# maps that xoload makes execute-only (--report=json; ranges are pages).
+cover() {
+	name=$1; shift
+	"$XO" --report=json "$@" >/dev/null 2>rep </dev/null
+	awk -v name="$name" '/"start":/ && !/xoload runtime/ {
+			s = $0; sub(/.*"start":/, "", s); sub(/,.*/, "", s); e = $0; sub(/.*"end":/, "", e); sub(/,.*/, "", e)
+			o = $0; sub(/^\{"object":"/, "", o); sub(/".*/, "", o); objs[o] = 1
+			all += e - s; if ($0 ~ /"xo":true/) xo += e - s }
+		END { k = 0; for (o in objs) k++; printf "# coverage\t%s\t%.2f%%\t%.0f of %.0f bytes\t%d objects\n", name, all ? 100 * xo / all : 0, xo, all, k }' rep >cov
+	cat cov
+	grep -q "	[1-9][0-9.]*%	" cov
+	ok $? "$name: --report=json names its objects; $(cut -f3 cov) of their executable bytes execute-only"
+}
+cover openssl /usr/bin/openssl dgst -sha256 blob
+cover python3 /usr/bin/python3 -c 'import hashlib, ssl, sqlite3, ctypes'
+cover node /usr/bin/node -e 'require("crypto")'
+cover gzip /usr/bin/gzip -c text
+cover xz /usr/bin/xz -c text
+cover zstd /usr/bin/zstd -q -c text
+cover bzip2 /usr/bin/bzip2 -c text
+cover gpg /usr/bin/gpg --no-options --no-keyring --print-md SHA256 text
+cover sqlite3 /usr/bin/sqlite3 :memory: 'select 1'
+cover perl /usr/bin/perl -MList::Util=sum -e 'print sum(1,2)'
+cover curl /usr/bin/curl -s file:///tmp/xo-progs/text
+cover selfexec $L/selfexec
+fi
+echo "1..$n"
+exit $fail

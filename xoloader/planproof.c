@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * planproof - check elfplan's data-in-text rule against evidence it does
+ * not use: what the code itself reads (host tool, tests/host/xoplan_proof.sh).
+ *
+ *   planproof [-v] [--plan] [--all-code] FILE...  (file names on stdin with -)
+ *
+ * For each x86-64 ELF object: plan it with elfplan_build(), then
+ *  1. disassemble (capstone 4, linear, from each FDE's start to its end:
+ *     FDE starts are instruction boundaries) every FDE-covered range and
+ *     the runtime-code sections, and for each RIP-relative memory operand
+ *     of an instruction that accesses memory (everything but lea, nop and
+ *     prefetch) compute its target: a target in a page the plan makes
+ *     execute-only is a VIOLATION (that load would fault);
+ *  2. the same for a RIP-relative lea into such a page whose register is
+ *     then, within 6 instructions and before a branch, the base or index of
+ *     a memory access (libffi 3.2's jump table inside an FDE);
+ *  3. look for the first 16 bytes of well-known constant tables (SHA-256
+ *     and SHA-512 K, the AES S-box, keccak's iotas, the bswap mask) in the
+ *     file bytes of execute-only pages: a hit is a VIOLATION;
+ *  4. count the FDEs the walk found against .eh_frame_hdr's fde_count (the
+ *     linker's count): a difference is reported (it shows a walk error).
+ * One line per object with a violation (and with -v, per object: "file
+ * exec_bytes xo_bytes fdes hdr_count"); a summary line; exit 1 if any
+ * violation was found.  --plan prints the plan of each file instead;
+ * --all-code plans data gaps as code (the old section rule): the checks
+ * must then find violations in libcrypto (tests/host/xoplan_proof.sh).
+ */
+#include <capstone/capstone.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ehframe.h"
+#include "elfplan.h"
+#include "report.h"
+
+#define PS 4096
+
+struct fdes { uint64_t (*r)[2]; size_t n, cap; };
+
+static struct plan plan;
+static csh cs;
+static cs_insn *insn;
+static bool verbose, all_code;
+static unsigned long files, objects, violations, bad_files, hdr_mismatch, no_plan;
+static unsigned long long all_exec, all_xo, all_insns, unchecked, swept;
+
+static const struct { const char *name; uint8_t b[16]; } tables[] = {
+	{ "SHA-256 K", { 0x98, 0x2f, 0x8a, 0x42, 0x91, 0x44, 0x37, 0x71, 0xcf, 0xfb, 0xc0, 0xb5, 0xa5, 0xdb, 0xb5, 0xe9 } },
+	{ "SHA-512 K", { 0x22, 0xae, 0x28, 0xd7, 0x98, 0x2f, 0x8a, 0x42, 0xcd, 0x65, 0xef, 0x23, 0x91, 0x44, 0x37, 0x71 } },
+	{ "AES S-box", { 0x63, 0x7c, 0x77, 0x7b, 0xf2, 0x6b, 0x6f, 0xc5, 0x30, 0x01, 0x67, 0x2b, 0xfe, 0xd7, 0xab, 0x76 } },
+	{ "keccak iota", { 0x01, 0, 0, 0, 0, 0, 0, 0, 0x82, 0x80, 0, 0, 0, 0, 0, 0 } },
+	{ "bswap mask", { 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12 } },
+};
+
+static bool xo_at(uint64_t a)
+{
+	int i;
+
+	for (i = 0; i < plan.n; i++)
+		if (a >= plan.r[i].start && a < plan.r[i].end)
+			return plan.r[i].xo;
+	return false;
+}
+
+static void fde_add(void *arg, uint64_t lo, uint64_t hi)
+{
+	struct fdes *f = arg;
+
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 1024;
+		f->r = realloc(f->r, f->cap * sizeof(*f->r));
+		if (!f->r) {
+			perror("planproof");
+			exit(2);
+		}
+	}
+	f->r[f->n][0] = lo;
+	f->r[f->n][1] = hi;
+	f->n++;
+}
+
+static void violation(const char *file, const char *what, uint64_t at, uint64_t target)
+{
+	violations++;
+	printf("VIOLATION\t%s\t%s\t%llx\t%llx\n", file, what, (unsigned long long)at, (unsigned long long)target);
+}
+
+/* Does @in access memory through an operand with @reg as base or index? */
+static bool uses_as_address(const cs_insn *in, x86_reg reg)
+{
+	const cs_x86 *x = &in->detail->x86;
+	int k;
+
+	for (k = 0; k < x->op_count; k++)
+		if (x->operands[k].type == X86_OP_MEM &&
+		    (x->operands[k].mem.base == reg || x->operands[k].mem.index == reg))
+			return true;
+	return false;
+}
+
+/* The general-purpose register family of @r ("c" for rcx/ecx/cx/cl/ch, "9" for r9/r9d...). */
+static void family(x86_reg r, char out[4])
+{
+	const char *n = cs_reg_name(cs, r);
+	size_t l;
+
+	out[0] = 0;
+	if (!n)
+		return;
+	l = strlen(n);
+	if (n[0] == 'r' && n[1] >= '0' && n[1] <= '9') {
+		/* r8..r15 and their d/w/b parts */
+		out[0] = n[1];
+		out[1] = n[2] >= '0' && n[2] <= '9' ? n[2] : 0;
+		out[2] = 0;
+		return;
+	}
+	if (l >= 2 && (n[0] == 'r' || n[0] == 'e') && l == 3)
+		n++;		/* rax/eax -> ax, rsi/esi -> si */
+	/* ax/al/ah -> a; si/sil -> si; di, bp, sp the same */
+	if ((n[1] == 'x' || n[1] == 'l' || n[1] == 'h') && strchr("abcd", n[0]))
+		out[0] = n[0], out[1] = 0;
+	else
+		out[0] = n[0], out[1] = n[1], out[2] = 0;
+}
+
+/* Does @in write @reg or a part of it (capstone names the part it writes)? */
+static bool writes(const cs_insn *in, x86_reg reg)
+{
+	cs_regs rd, wr;
+	uint8_t nr, nw, k;
+	char f[4], g[4];
+
+	if (cs_regs_access(cs, in, rd, &nr, wr, &nw))
+		return true;	/* unknown: stop following the register */
+	family(reg, f);
+	for (k = 0; k < nw; k++) {
+		family((x86_reg)wr[k], g);
+		if (wr[k] == reg || (f[0] && !strcmp(f, g)))
+			return true;
+	}
+	return false;
+}
+
+static bool is_branch(const cs_insn *in)
+{
+	int g;
+
+	for (g = 0; g < in->detail->groups_count; g++)
+		if (in->detail->groups[g] == CS_GRP_JUMP || in->detail->groups[g] == CS_GRP_CALL ||
+		    in->detail->groups[g] == CS_GRP_RET)
+			return true;
+	return false;
+}
+
+/* Linear sweep of [lo, hi) (file bytes @code at address @lo). */
+static void sweep(const char *file, const uint8_t *code, uint64_t lo, uint64_t hi)
+{
+	const uint8_t *p = code;
+	size_t left = (size_t)(hi - lo);
+	uint64_t addr = lo;
+	x86_reg lea_reg = X86_REG_INVALID;
+	uint64_t lea_at = 0, lea_target = 0;
+	int lea_left = 0;
+
+	swept += left;
+	while (left) {
+		const cs_x86 *x;
+		bool lea, noacc;
+		int k;
+
+		if (!cs_disasm_iter(cs, &p, &left, &addr, insn)) {
+			/*
+			 * Undecodable for capstone 4 (it lacks some AVX-512 and newer
+			 * encodings): a resync would guess instruction boundaries,
+			 * and a wrong guess "finds" loads that are not there.  The
+			 * rest of this range goes unchecked, and is counted.
+			 */
+			unchecked += left;
+			return;
+		}
+		all_insns++;
+		x = &insn->detail->x86;
+		lea = insn->id == X86_INS_LEA;
+		noacc = lea || insn->id == X86_INS_NOP || insn->id == X86_INS_PREFETCH ||
+			insn->id == X86_INS_PREFETCHT0 || insn->id == X86_INS_PREFETCHT1 ||
+			insn->id == X86_INS_PREFETCHT2 || insn->id == X86_INS_PREFETCHNTA ||
+			insn->id == X86_INS_PREFETCHW;
+		if (lea_left > 0) {
+			if (!lea && !noacc && uses_as_address(insn, lea_reg))
+				violation(file, "lea-based access", lea_at, lea_target), lea_left = 0;
+			else if (is_branch(insn) || writes(insn, lea_reg))
+				lea_left = 0;
+			else
+				lea_left--;
+		}
+		for (k = 0; k < x->op_count; k++) {
+			const cs_x86_op *op = &x->operands[k];
+			uint64_t t;
+
+			if (op->type != X86_OP_MEM || op->mem.base != X86_REG_RIP)
+				continue;
+			t = insn->address + insn->size + (uint64_t)op->mem.disp;
+			if (!xo_at(t))
+				continue;
+			if (!noacc)
+				violation(file, "rip-relative access", insn->address, t);
+			else if (lea && x->operands[0].type == X86_OP_REG) {
+				lea_reg = x->operands[0].reg;
+				lea_at = insn->address;
+				lea_target = t;
+				lea_left = 6;
+			}
+		}
+	}
+}
+
+/* .eh_frame_hdr's fde_count, or -1 if it has none we can read. */
+static long hdr_count(const uint8_t *b, size_t n)
+{
+	unsigned int skip;
+	uint32_t v;
+
+	if (n < 12 || b[0] != 1 || b[2] == 0xff)
+		return -1;
+	skip = (b[1] & 0x0f) == 0x3 || (b[1] & 0x0f) == 0xb ? 4 : (b[1] & 0x0f) == 0x4 || (b[1] & 0x0f) == 0xc ? 8 : 0;
+	if (!skip || (b[2] & 0x0f) != 0x3 || n < 4 + skip + 4)
+		return -1;
+	memcpy(&v, b + 4 + skip, 4);
+	return v;
+}
+
+static void check(const char *file)
+{
+	struct fdes f = { NULL, 0, 0 };
+	unsigned long long exec = 0, xo = 0;
+	long walked = 0, hdr = -1;
+	struct stat st;
+	const uint8_t *img;
+	size_t shstrndx, i;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	Elf *e;
+	int fd, r;
+
+	files++;
+	fd = open(file, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st) || st.st_size < 64) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (img == MAP_FAILED) {
+		close(fd);
+		return;
+	}
+	if (memcmp(img, ELFMAG, SELFMAG) || img[EI_CLASS] != ELFCLASS64 ||
+	    ((const Elf64_Ehdr *)img)->e_machine != EM_X86_64 ||
+	    (((const Elf64_Ehdr *)img)->e_type != ET_EXEC && ((const Elf64_Ehdr *)img)->e_type != ET_DYN))
+		goto out;
+	objects++;
+	if (elfplan_build(fd, PS, &plan)) {
+		no_plan++;
+		if (verbose)
+			printf("noplan\t%s\t%s\n", file, plan.err);
+		goto out;
+	}
+	/* --all-code: the v0 section rule, to show that the checks catch it. */
+	for (r = 0; all_code && r < plan.n; r++)
+		if (!strcmp(plan.r[r].why, "not covered by any FDE"))
+			plan.r[r].xo = true;
+	for (r = 0; r < plan.n; r++) {
+		exec += plan.r[r].end - plan.r[r].start;
+		if (plan.r[r].xo)
+			xo += plan.r[r].end - plan.r[r].start;
+	}
+	all_exec += exec;
+	all_xo += xo;
+	e = elf_memory((char *)img, (size_t)st.st_size);
+	if (!e || !gelf_getehdr(e, &eh) || elf_getshdrstrndx(e, &shstrndx)) {
+		if (e)
+			elf_end(e);
+		goto out;
+	}
+	/* FDE ranges with the planner's own walk; counted against the linker's table. */
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || sh.sh_offset + sh.sh_size > (uint64_t)st.st_size)
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (!name)
+			continue;
+		if (!strcmp(name, ".eh_frame") && (sh.sh_flags & SHF_ALLOC))
+			walked += ehframe_walk(img + sh.sh_offset, sh.sh_size, sh.sh_addr, fde_add, &f);
+		else if (!strcmp(name, ".eh_frame_hdr"))
+			hdr = hdr_count(img + sh.sh_offset, sh.sh_size);
+		else if ((sh.sh_flags & SHF_EXECINSTR) && (!strcmp(name, ".init") || !strcmp(name, ".fini") ||
+			 !strncmp(name, ".plt", 4)))
+			fde_add(&f, sh.sh_addr, sh.sh_addr + sh.sh_size);
+	}
+	if (hdr >= 0 && hdr != walked) {
+		hdr_mismatch++;
+		printf("FDECOUNT\t%s\twalked %ld, .eh_frame_hdr %ld\n", file, walked, hdr);
+	}
+	/* Sweep each covered range: addresses to file bytes through the PF_X segments. */
+	for (i = 0; i < f.n; i++) {
+		size_t k, phnum;
+
+		if (elf_getphdrnum(e, &phnum))
+			break;
+		for (k = 0; k < phnum; k++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(e, k, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+				continue;
+			if (f.r[i][0] >= ph.p_vaddr && f.r[i][1] <= ph.p_vaddr + ph.p_filesz &&
+			    ph.p_offset + ph.p_filesz <= (uint64_t)st.st_size) {
+				sweep(file, img + ph.p_offset + (f.r[i][0] - ph.p_vaddr), f.r[i][0], f.r[i][1]);
+				break;
+			}
+		}
+	}
+	/* Known tables in execute-only pages (file bytes of each xo range). */
+	for (r = 0; r < plan.n; r++) {
+		size_t k, phnum, t;
+
+		if (!plan.r[r].xo || elf_getphdrnum(e, &phnum))
+			continue;
+		for (k = 0; k < phnum; k++) {
+			GElf_Phdr ph;
+			uint64_t a, b, o;
+
+			if (!gelf_getphdr(e, k, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+				continue;
+			a = plan.r[r].start > ph.p_vaddr ? plan.r[r].start : ph.p_vaddr;
+			b = plan.r[r].end < ph.p_vaddr + ph.p_filesz ? plan.r[r].end : ph.p_vaddr + ph.p_filesz;
+			for (o = a; o + 16 <= b; o += 4) {
+				const uint8_t *q = img + ph.p_offset + (o - ph.p_vaddr);
+
+				if ((uint64_t)(q - img) + 16 > (uint64_t)st.st_size)
+					break;
+				for (t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
+					if (q[0] == tables[t].b[0] && !memcmp(q, tables[t].b, 16))
+						violation(file, tables[t].name, o, o);
+			}
+		}
+	}
+	elf_end(e);
+	if (verbose)
+		printf("object\t%s\t%llu\t%llu\t%ld\t%ld\n", file, exec, xo, walked, hdr);
+out:
+	free(f.r);
+	munmap((void *)img, (size_t)st.st_size);
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	char line[4096];
+	bool plan_only = false;
+	int i = 1;
+
+	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		if (!strcmp(argv[i], "-v"))
+			verbose = true;
+		else if (!strcmp(argv[i], "--all-code"))
+			all_code = true;
+		else if (!strcmp(argv[i], "--plan"))
+			plan_only = true;
+		else {
+			fprintf(stderr, "usage: planproof [-v] [--plan] [--all-code] FILE...|-\n");
+			return 2;
+		}
+	}
+	elf_version(EV_CURRENT);
+	if (plan_only) {
+		for (; i < argc; i++) {
+			int fd = open(argv[i], O_RDONLY);
+
+			if (fd < 0 || elfplan_build(fd, PS, &plan)) {
+				fprintf(stderr, "planproof: %s: %s\n", argv[i], fd < 0 ? "cannot open" : plan.err);
+				return 1;
+			}
+			close(fd);
+			report_plan(argv[i], &plan, 0, REPORT_HUMAN);
+		}
+		return 0;
+	}
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK || cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON) ||
+	    !(insn = cs_malloc(cs))) {
+		fprintf(stderr, "planproof: capstone\n");
+		return 2;
+	}
+	for (; i < argc; i++) {
+		if (strcmp(argv[i], "-")) {
+			check(argv[i]);
+			continue;
+		}
+		while (fgets(line, sizeof(line), stdin)) {
+			line[strcspn(line, "\n")] = 0;
+			if (line[0])
+				check(line);
+		}
+	}
+	fflush(stdout);
+	printf("summary\tfiles %lu\tobjects %lu\tunplanned %lu\tinsns %llu\tswept %llu\tunchecked %llu\texec %llu\txo %llu (%.2f%%)\tfdecount-mismatch %lu\tviolations %lu\n",
+	       files, objects, no_plan, all_insns, swept, unchecked, all_exec, all_xo,
+	       all_exec ? 100.0 * (double)all_xo / (double)all_exec : 0.0, hdr_mismatch, violations);
+	(void)bad_files;
+	return violations ? 1 : 0;
+}
