@@ -93,8 +93,9 @@ $(BUILD)/guest/bin/jit-demo: $(BUILD)/obj/jit-demo/main.o $(GUEST_LIBS)
 # --- xoloader (issue 4) ------------------------------------------------------------
 # xoloader/*.c        -> /xonly/bin/xoload (static-pie: it must not sit where a
 #                        non-PIE PROG wants to be mapped) and /xonly/lib/xoaudit.so
-#                        (the LD_AUDIT module: libelf is not PIC in Debian, so it is
-#                        linked dynamically and libelf.so.1 goes into the image)
+#                        (the LD_AUDIT module: freestanding, no libc, no DT_NEEDED,
+#                        no relocations; both plan with the minimal reader xoloader/rt/,
+#                        which xoplandiff checks against elfplan.c, the libelf one)
 # xoloader/xoscan.c   -> /xonly/bin/xoscan, the --scan helper (static: capstone
 #                        stays out of the programs it scans, see xoscan.c)
 # tests/xoload/dyn/NAME.c -> /xonly/tests/xoload/NAME, dynamically linked
@@ -104,9 +105,14 @@ $(BUILD)/guest/bin/jit-demo: $(BUILD)/obj/jit-demo/main.o $(GUEST_LIBS)
 XO_CFLAGS  := $(CFLAGS) -Wno-format-truncation
 # Every xoloader program depends on all of these: xoload.c takes the syscall
 # numbers and prctl options from kernel/include/xonly/uapi.h.
-XO_HDRS    := $(wildcard xoloader/*.h kernel/include/xonly/*.h)
-XO_LOADER  := xoloader/xoload.c xoloader/load.c xoloader/elfplan.c xoloader/report.c
-XO_AUDIT   := xoloader/audit.c xoloader/elfplan.c xoloader/report.c
+XO_HDRS    := $(wildcard xoloader/*.h xoloader/rt/*.h kernel/include/xonly/*.h)
+XO_RT      := xoloader/rt/rtplan.c xoloader/rt/report.c
+XO_LOADER  := xoloader/xoload.c xoloader/load.c xoloader/report.c $(XO_RT)
+XO_AUDIT   := xoloader/audit.c $(XO_RT)
+# The module must not need a libc: nothing but its own code in its namespace,
+# no constructors, nothing ld.so relocates but (at most) data pointers.
+XO_AUDIT_FLAGS := -nostdlib -ffreestanding -fno-builtin -fno-stack-protector -fPIC \
+              -fvisibility=hidden -shared -Wl,-z,now -Wl,-z,separate-code -Wl,--no-undefined
 XO_GUEST   := $(BUILD)/guest/bin/xoload $(BUILD)/guest/lib/xoaudit.so $(BUILD)/guest/bin/xoscan \
               $(patsubst tests/xoload/dyn/%.c,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/dyn/*.c)) \
               $(patsubst tests/xoload/%.sh,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/*.sh))
@@ -119,7 +125,7 @@ XO_DYN     := -Wl,-Bstatic -lcapstone -Wl,-Bdynamic
 
 $(BUILD)/guest/bin/xoload: $(XO_LOADER) $(XO_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) -static-pie -o $@ $(XO_LOADER) -lelf -lz
+	$(CC) $(XO_CFLAGS) -static-pie -o $@ $(XO_LOADER)
 
 $(BUILD)/guest/bin/xoscan: xoloader/xoscan.c $(XO_HDRS)
 	@mkdir -p $(@D)
@@ -127,7 +133,11 @@ $(BUILD)/guest/bin/xoscan: xoloader/xoscan.c $(XO_HDRS)
 
 $(BUILD)/guest/lib/xoaudit.so: $(XO_AUDIT) $(XO_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) -shared -fPIC -o $@ $(XO_AUDIT) -lelf
+	$(CC) $(XO_CFLAGS) $(XO_AUDIT_FLAGS) -o $@.tmp $(XO_AUDIT)
+	@! readelf -d $@.tmp | grep -q NEEDED || { echo "$@: has DT_NEEDED" >&2; exit 1; }
+	@! readelf -rW $@.tmp | grep '^0' | grep -v R_X86_64_RELATIVE || { echo "$@: relocations other than R_X86_64_RELATIVE" >&2; exit 1; }
+	@! readelf -SW $@.tmp | grep -q 'init_array\|\.ctors\| \.init ' || { echo "$@: has constructors" >&2; exit 1; }
+	mv $@.tmp $@
 
 $(BUILD)/guest/tests/xoload/%: tests/xoload/dyn/%.c $(TEST_LIB) $(HDRS) $(XO_HELPERS)
 	@mkdir -p $(@D)
@@ -191,11 +201,17 @@ $(BUILD)/host/xoload-main.o: xoloader/xoload.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -Dmain=xoload_main -c -o $@ $<
 
-$(XO_FUZZ): xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c xoloader/elfplan.c xoloader/report.c $(XO_HDRS)
+$(XO_FUZZ): xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c xoloader/elfplan.c xoloader/report.c $(XO_RT) $(XO_HDRS)
 	$(CC) $(XO_CFLAGS) -o $@ xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c \
-		xoloader/elfplan.c xoloader/report.c -lelf
+		xoloader/elfplan.c xoloader/report.c $(XO_RT) -lelf
 
-host-tools: $(XO_FUZZ)
+# xoplandiff: elfplan.c (libelf) against rt/rtplan.c (tests/host/xoload_plandiff.sh).
+XO_PLANDIFF := $(BUILD)/host/xoplandiff
+$(XO_PLANDIFF): xoloader/plandiff.c xoloader/elfplan.c $(XO_RT) $(XO_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) -o $@ xoloader/plandiff.c xoloader/elfplan.c $(XO_RT) -lelf
+
+host-tools: $(XO_FUZZ) $(XO_PLANDIFF)
 
 # The long run: the real xoload binary executed for each mutant (-x), xoscan
 # on every 4th.  Failures are saved under build/fuzz-failures/.

@@ -281,3 +281,14 @@ int rtplan_build(int fd, size_t ps, struct plan *p)
 	}
 	return 0;
 }
+
+size_t rtplan_xo_pages(const struct plan *p, size_t ps)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->r[i].xo)
+			n += (p->r[i].end - p->r[i].start) / ps;
+	return n;
+}

@@ -20,5 +20,7 @@
  * under ld.so's lock, xoload is single-threaded.
  */
 int rtplan_build(int fd, size_t pagesz, struct plan *p);
+/* The number of pages of @p that are execute-only. */
+size_t rtplan_xo_pages(const struct plan *p, size_t pagesz);
 
 #endif
