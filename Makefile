@@ -106,7 +106,7 @@ XO_CFLAGS  := $(CFLAGS) -Wno-format-truncation
 # Every xoloader program depends on all of these: xoload.c takes the syscall
 # numbers and prctl options from kernel/include/xonly/uapi.h.
 XO_HDRS    := $(wildcard xoloader/*.h xoloader/rt/*.h kernel/include/xonly/*.h)
-XO_RT      := xoloader/rt/rtplan.c xoloader/rt/report.c
+XO_RT      := xoloader/rt/rtplan.c xoloader/rt/report.c xoloader/ehframe.c xoloader/fill.c
 XO_LOADER  := xoloader/xoload.c xoloader/load.c xoloader/report.c $(XO_RT)
 XO_AUDIT   := xoloader/audit.c $(XO_RT)
 # The module must not need a libc: nothing but its own code in its namespace,
@@ -201,15 +201,16 @@ $(BUILD)/host/xoload-main.o: xoloader/xoload.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -Dmain=xoload_main -c -o $@ $<
 
-$(XO_FUZZ): xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c xoloader/elfplan.c xoloader/report.c $(XO_RT) $(XO_HDRS)
+$(XO_FUZZ): xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c xoloader/elfplan.c xoloader/report.c \
+	    xoloader/plancmp.c $(XO_RT) $(XO_HDRS)
 	$(CC) $(XO_CFLAGS) -o $@ xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c \
-		xoloader/elfplan.c xoloader/report.c $(XO_RT) -lelf
+		xoloader/elfplan.c xoloader/report.c xoloader/plancmp.c $(XO_RT) -lelf
 
 # xoplandiff: elfplan.c (libelf) against rt/rtplan.c (tests/host/xoload_plandiff.sh).
 XO_PLANDIFF := $(BUILD)/host/xoplandiff
-$(XO_PLANDIFF): xoloader/plandiff.c xoloader/elfplan.c $(XO_RT) $(XO_HDRS)
+$(XO_PLANDIFF): xoloader/plandiff.c xoloader/plancmp.c xoloader/elfplan.c $(XO_RT) $(XO_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) -o $@ xoloader/plandiff.c xoloader/elfplan.c $(XO_RT) -lelf
+	$(CC) $(XO_CFLAGS) -o $@ xoloader/plandiff.c xoloader/plancmp.c xoloader/elfplan.c $(XO_RT) -lelf
 
 host-tools: $(XO_FUZZ) $(XO_PLANDIFF)
 

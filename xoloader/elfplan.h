@@ -7,7 +7,9 @@
  * (for every object ld.so maps).  It reads program and section headers
  * with libelf; a page is execute-only only if everything the mapping puts
  * in it comes from SHF_EXECINSTR sections: no ELF or program headers, no
- * .rodata/.eh_frame/... bytes, no part of a non-executable segment.
+ * .rodata/.eh_frame/... bytes, no part of a non-executable segment - and
+ * no data inside those sections: bytes that no .eh_frame FDE covers and
+ * that are not padding (the rule: /work/coord/plan-rule.md, README.md).
  */
 #ifndef XOLOADER_ELFPLAN_H
 #define XOLOADER_ELFPLAN_H
@@ -16,12 +18,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PLAN_MAX_RANGES 64
+#define PLAN_MAX_RANGES 256
 
 struct plan_range {
 	uint64_t start, end;	/* link-time addresses, page-aligned; add the load bias */
 	bool xo;		/* execute-only, or kept readable (R+X) */
 	char why[48];		/* "code", "ELF header", ".rodata", "TEXTREL", ... */
+	/*
+	 * why == "not covered by any FDE": the first data gap in the range,
+	 * as section name, offset in the section and size in bytes; sect[0]
+	 * is 0 for every other reason.
+	 */
+	char sect[32];
+	uint64_t soff, ssize;
 };
 
 struct plan {

@@ -6,7 +6,10 @@
  * plan - the same ranges, the same execute-only bits, the same reasons,
  * the same TEXTREL bit - or fail with the same message, on every file.
  *
- *   xoplandiff [-v] < LIST      LIST: one path a line (find /usr -type f)
+ *   xoplandiff [-v] [-p] < LIST      LIST: one path a line (find /usr -type f)
+ *
+ * -v shows both plans of a file that differs; -p flips the execute-only bit
+ * of the minimal reader's first range (the test that the check can fail).
  *
  * Files that do not start with the ELF magic are skipped (counted); every
  * other file is compared with a page size of 4096.  Prints one line per
@@ -20,6 +23,7 @@
 #include <unistd.h>
 
 #include "elfplan.h"
+#include "plancmp.h"
 #include "rt/rtplan.h"
 
 static void show(const char *tag, const struct plan *p)
@@ -29,28 +33,9 @@ static void show(const char *tag, const struct plan *p)
 	fprintf(stderr, "  %s: %d ranges%s%s%s\n", tag, p->n, p->textrel ? ", TEXTREL" : "",
 		p->err[0] ? ", error: " : "", p->err);
 	for (i = 0; i < p->n; i++)
-		fprintf(stderr, "    %#llx-%#llx %s %s\n", (unsigned long long)p->r[i].start,
-			(unsigned long long)p->r[i].end, p->r[i].xo ? "xo" : "readable", p->r[i].why);
-}
-
-/* The first difference between @a and @b, or NULL. */
-static const char *differs(int ra, const struct plan *a, int rb, const struct plan *b)
-{
-	int i;
-
-	if (ra != rb)
-		return ra ? "only libelf refused" : "only the minimal reader refused";
-	if (ra)
-		return strcmp(a->err, b->err) ? "different errors" : NULL;
-	if (a->textrel != b->textrel)
-		return "TEXTREL";
-	if (a->n != b->n)
-		return "number of ranges";
-	for (i = 0; i < a->n; i++)
-		if (a->r[i].start != b->r[i].start || a->r[i].end != b->r[i].end ||
-		    a->r[i].xo != b->r[i].xo || strcmp(a->r[i].why, b->r[i].why))
-			return "a range";
-	return NULL;
+		fprintf(stderr, "    %#llx-%#llx %s %s %s+%#llx/%llu\n", (unsigned long long)p->r[i].start,
+			(unsigned long long)p->r[i].end, p->r[i].xo ? "xo" : "readable", p->r[i].why,
+			p->r[i].sect, (unsigned long long)p->r[i].soff, (unsigned long long)p->r[i].ssize);
 }
 
 int main(int argc, char **argv)
@@ -58,7 +43,19 @@ int main(int argc, char **argv)
 	static struct plan a, b;
 	char path[8192];
 	long elf = 0, planned = 0, refused = 0, diffs = 0, other = 0;
-	bool verbose = argc > 1 && !strcmp(argv[1], "-v");
+	bool verbose = false, perturb = false;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-v"))
+			verbose = true;
+		else if (!strcmp(argv[i], "-p"))
+			perturb = true;
+		else {
+			fprintf(stderr, "usage: xoplandiff [-v] [-p] < LIST\n");
+			return 2;
+		}
+	}
 
 	while (fgets(path, sizeof(path), stdin)) {
 		unsigned char mag[4];
@@ -77,8 +74,10 @@ int main(int argc, char **argv)
 		elf++;
 		ra = elfplan_build(fd, 4096, &a);
 		rb = rtplan_build(fd, 4096, &b);
+		if (perturb && !rb && b.n)
+			b.r[0].xo = !b.r[0].xo;
 		close(fd);
-		why = differs(ra, &a, rb, &b);
+		why = plan_differs(ra, &a, rb, &b);
 		if (why) {
 			diffs++;
 			printf("DIFF %s: %s\n", path, why);

@@ -92,6 +92,15 @@ void rt_report_plan(const char *obj, const struct plan *p, uint64_t bias, enum r
 			rt_put_dec(&l, r->end + bias);
 			rt_put(&l, r->xo ? ",\"xo\":true,\"why\":" : ",\"xo\":false,\"why\":");
 			rt_put_json(&l, r->why);
+			if (r->sect[0]) {
+				/* Data in text: which section, where in it and how much. */
+				rt_put(&l, ",\"section\":");
+				rt_put_json(&l, r->sect);
+				rt_put(&l, ",\"offset\":");
+				rt_put_dec(&l, r->soff);
+				rt_put(&l, ",\"size\":");
+				rt_put_dec(&l, r->ssize);
+			}
 			rt_put(&l, "}");
 		} else if (fmt == REPORT_TSV) {
 			rt_put(&l, obj);
@@ -101,6 +110,14 @@ void rt_report_plan(const char *obj, const struct plan *p, uint64_t bias, enum r
 			rt_put_hex(&l, r->end + bias);
 			rt_put(&l, r->xo ? "\txo\t" : "\treadable\t");
 			rt_put(&l, r->why);
+			if (r->sect[0]) {
+				rt_put(&l, "\t");
+				rt_put(&l, r->sect);
+				rt_put(&l, "\t");
+				rt_put_hex(&l, r->soff);
+				rt_put(&l, "\t");
+				rt_put_dec(&l, r->ssize);
+			}
 		} else {
 			rt_put(&l, "xoload: ");
 			rt_put(&l, obj);
@@ -110,6 +127,15 @@ void rt_report_plan(const char *obj, const struct plan *p, uint64_t bias, enum r
 			rt_put_hex(&l, r->end + bias);
 			rt_put(&l, r->xo ? " xo " : " readable ");
 			rt_put(&l, r->why);
+			if (r->sect[0]) {
+				rt_put(&l, " (");
+				rt_put(&l, r->sect);
+				rt_put(&l, "+0x");
+				rt_put_hex(&l, r->soff);
+				rt_put(&l, ", ");
+				rt_put_dec(&l, r->ssize);
+				rt_put(&l, " bytes)");
+			}
 		}
 		rt_flush(&l);
 	}

@@ -20,6 +20,12 @@
  * under ld.so's lock, xoload is single-threaded.
  */
 int rtplan_build(int fd, size_t pagesz, struct plan *p);
+/*
+ * The admission check that both planners apply first (elfplan.c too):
+ * 0 if the file is one both read alike, else -1 with p->err set - the
+ * same message from both.
+ */
+int rtplan_admit(int fd, struct plan *p);
 /* The number of pages of @p that are execute-only. */
 size_t rtplan_xo_pages(const struct plan *p, size_t pagesz);
 

@@ -19,7 +19,9 @@
 #define RT_NR_close		3
 #define RT_NR_fstat		5
 #define RT_NR_pread64		17
+#define RT_NR_mmap		9
 #define RT_NR_mprotect		10
+#define RT_NR_munmap		11
 #define RT_NR_fork		57
 #define RT_NR_execve		59
 #define RT_NR_exit		60
@@ -30,7 +32,10 @@
 #define RT_O_RDONLY		0
 #define RT_O_CLOEXEC		02000000
 #define RT_PROT_READ		1
+#define RT_PROT_WRITE		2
 #define RT_PROT_EXEC		4
+#define RT_MAP_PRIVATE		0x02
+#define RT_MAP_ANONYMOUS	0x20
 
 static inline long rt_syscall6(long n, long a, long b, long c, long d, long e, long f)
 {
