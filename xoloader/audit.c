@@ -59,6 +59,7 @@ static uint64_t at_base, at_sysinfo;
 static const char *execfn;
 static bool started, first_base = true;
 static char selfdir[PATH_MAX_];	/* the directory this module is in */
+static char selfpath[PATH_MAX_];	/* and its path */
 
 /* One line "xoload: A B" on stderr; control characters become '?'. */
 static void say(const char *a, const char *b)
@@ -193,10 +194,11 @@ static void find_selfdir(void)
 		if (rt_strncmp(*e, "LD_AUDIT=", 9))
 			continue;
 		for (i = 9; (*e)[i] && (*e)[i] != ':' && i - 9 < sizeof(selfdir) - 1; i++) {
-			selfdir[i - 9] = (*e)[i];
+			selfdir[i - 9] = selfpath[i - 9] = (*e)[i];
 			if ((*e)[i] == '/')
 				slash = i - 9;
 		}
+		selfpath[i - 9] = 0;
 		selfdir[slash] = 0;
 		return;
 	}
@@ -329,6 +331,8 @@ static void start(struct link_map *map)
 		reexec_under_xoload();
 	if (flags & XOF_NO_INHERIT)
 		drop_ld_audit();
+	if ((flags & XOF_SCAN) && selfpath[0])
+		scan(selfpath, "[xoload runtime] ");	/* the only object of its namespace */
 	if (gate) {
 		/* AT_ENTRY is PROG's again for the program; ld.so already took the gate's. */
 		if (gate->auxv_entry)

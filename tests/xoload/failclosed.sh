@@ -49,7 +49,7 @@ cp /xonly/lib/xoload/libxoprobe.so badsh.so
 patch badsh.so 40 '\377\377\377\000\000\000\000\000'
 closed "LD_PRELOAD library that cannot be planned" "$PWD/badsh.so: cannot be planned (malformed ELF): not run" \
 	env LD_PRELOAD=$PWD/badsh.so $XO $H p
-permissive "LD_PRELOAD library that cannot be planned" "badsh.so: .*cannot be planned.*readable" \
+permissive "LD_PRELOAD library that cannot be planned" "cannot be planned.*readable" \
 	env LD_PRELOAD=$PWD/badsh.so $XO --permissive $H p
 
 cp $H badprog; patch badprog 40 '\377\377\377\000\000\000\000\000'
