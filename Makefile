@@ -108,7 +108,7 @@ XO_CFLAGS  := $(CFLAGS) -Wno-format-truncation
 XO_HDRS    := $(wildcard xoloader/*.h xoloader/rt/*.h kernel/include/xonly/*.h)
 XO_RT      := xoloader/rt/rtplan.c xoloader/rt/report.c xoloader/ehframe.c xoloader/fill.c
 XO_LOADER  := xoloader/xoload.c xoloader/load.c xoloader/report.c $(XO_RT)
-XO_AUDIT   := xoloader/audit.c $(XO_RT)
+XO_AUDIT   := xoloader/audit.c $(XO_RT) xoloader/rt/carve.c
 # The module must not need a libc: nothing but its own code in its namespace,
 # no constructors, nothing ld.so relocates but (at most) data pointers.
 XO_AUDIT_FLAGS := -nostdlib -ffreestanding -fno-builtin -fno-stack-protector -fPIC \

@@ -40,11 +40,13 @@
 #include <elf.h>
 #include <link.h>
 
+#include "rt/carve.h"
 #include "rt/report.h"
 #include "rt/rtplan.h"
 #include "rt/str.h"
 #include "rt/sys.h"
 #include "xoload.h"
+#include "xonly/uapi.h"
 
 #define PATH_MAX_ 4096
 
@@ -58,6 +60,7 @@ static Elf64_auxv_t *auxv;
 static uint64_t at_base, at_sysinfo;
 static const char *execfn;
 static bool started, first_base = true;
+static bool kernel_mode;	/* xoload --kernel: the kernel made all code xo; carve data back */
 static char selfdir[PATH_MAX_];	/* the directory this module is in */
 static char selfpath[PATH_MAX_];	/* and its path */
 
@@ -269,6 +272,12 @@ static void protect(const char *path, uint64_t bias, const char *tag)
 		return;
 	}
 	rt_close((int)fd);
+	if (kernel_mode) {
+		/* The kernel mapped it execute-only: give the data in it back its read. */
+		if (rt_carve(&p, bias))
+			say(name, ": pkey_mprotect(PROT_READ|PROT_EXEC, 0) failed: its data in text stays unreadable");
+		return;
+	}
 	if (rtplan_xo_pages(&p, 4096) == 0 && p.n) {
 		if (flags & XOF_STRICT)
 			refuse(name, ": no page can be execute-only; refused (--strict)");
@@ -327,7 +336,9 @@ static void start(struct link_map *map)
 	if (!find_stack(map))
 		refuse("xoaudit.so: cannot find the initial stack (__libc_stack_end): ", "not run");
 	find_selfdir();
-	if (!flags)
+	/* xoload --kernel (or a descendant): the kernel's xonly mode is on. */
+	kernel_mode = !flags && rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0) == 1;
+	if (!flags && !kernel_mode)
 		reexec_under_xoload();
 	if (flags & XOF_NO_INHERIT)
 		drop_ld_audit();
@@ -339,6 +350,16 @@ static void start(struct link_map *map)
 			*gate->auxv_entry = gate->entry;
 		gate->confirmed = XOLOAD_GATE_OK;
 	}
+}
+
+static bool have_proc_exe(void)
+{
+	long fd = rt_open("/proc/self/exe", RT_O_RDONLY | RT_O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	rt_close((int)fd);
+	return true;
 }
 
 __attribute__((visibility("default"))) unsigned int la_version(unsigned int version)
@@ -366,8 +387,10 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 	}
 	if (is_main || map->l_addr == at_base) {
 		/* Done by xoload before ld.so ran (AT_XOLOAD), else do it now. */
-		if (!flags)
-			protect(is_main ? execfn : map->l_name, map->l_addr, "");
+		if (!flags && !is_main)
+			protect(map->l_name, map->l_addr, "");
+		else if (!flags)	/* /proc/self/exe is the file, whatever path ran it */
+			protect(have_proc_exe() ? "/proc/self/exe" : execfn, map->l_addr, "");
 		return 0;
 	}
 	if (map->l_name && map->l_name[0])

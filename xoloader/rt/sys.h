@@ -27,6 +27,7 @@
 #define RT_NR_exit		60
 #define RT_NR_wait4		61
 #define RT_NR_dup2		33
+#define RT_NR_prctl		157
 #define RT_NR_exit_group	231
 
 #define RT_O_RDONLY		0

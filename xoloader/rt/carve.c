@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rt/carve.c - the --kernel carve-out (see carve.h).
+ *
+ * In the kernel's xonly exec mode every file-backed PROT_READ|PROT_EXEC
+ * mapping gets the execute-only key, including the pages of libcrypto's
+ * .text that hold its tables: SHA-256 would fault on its first K256
+ * load.  mprotect(PROT_READ|PROT_EXEC) would be turned execute-only again
+ * by the same mode; pkey_mprotect() with key 0 is not (the mode leaves an
+ * explicit key alone), so the data pages get the default key back and
+ * read.  No libc: this runs inside ld.so's audit namespace.
+ */
+#include "carve.h"
+
+#define NR_pkey_mprotect	329
+#define PROT_READ_EXEC		(1 | 4)
+
+static long sys_pkey_mprotect(uint64_t addr, uint64_t len, long prot, long pkey)
+{
+	register long r10 __asm__("r10") = pkey;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"((long)NR_pkey_mprotect), "D"(addr), "S"(len), "d"(prot), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+long rt_carve(const struct plan *p, uint64_t bias)
+{
+	long r;
+	int i;
+
+	for (i = 0; i < p->n; i++) {
+		if (p->r[i].xo)
+			continue;
+		r = sys_pkey_mprotect(p->r[i].start + bias, p->r[i].end - p->r[i].start, PROT_READ_EXEC, 0);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
