@@ -2,7 +2,8 @@
 # coreutils.sh - real Debian programs (ls, sort, sha256sum, cat, wc, bash)
 # give byte-identical output and status under xoload and natively, and
 # under xoload their code is execute-only: every executable mapping of a
-# process run under xoload, bar the vDSO, has a non-zero protection key.
+# process run under xoload, bar the vDSO and the ranges its --report keeps
+# readable (data in text), has a non-zero protection key.
 XO=/xonly/bin/xoload
 # Debian's programs by full path: on PATH, busybox applets come first.
 ls=/usr/bin/ls sort=/usr/bin/sort sha256sum=/usr/bin/sha256sum cat=/usr/bin/cat wc=/usr/bin/wc bash=/bin/bash
@@ -55,8 +56,8 @@ mkfifo ff
 # smaps_of in|out CMD...: run CMD under xoload with stdin (or stdout) on ff
 smaps_of() {
 	dir=$1; shift
-	if [ "$dir" = in ]; then $XO "$@" <ff >/dev/null 2>&1 & pid=$!; exec 3>ff
-	else $XO "$@" >ff 2>/dev/null & pid=$!; exec 3<ff; fi
+	if [ "$dir" = in ]; then $XO --report=tsv "$@" <ff >/dev/null 2>rep.tsv & pid=$!; exec 3>ff
+	else $XO --report=tsv "$@" >ff 2>rep.tsv & pid=$!; exec 3<ff; fi
 	t=0
 	# loaded: libc mapped and the process asleep on the fifo
 	while [ $t -lt 100 ]; do
@@ -74,8 +75,16 @@ for p in ls sort sha256sum cat wc bash; do
 	*) smaps_of in /usr/bin/$p ;;
 	esac
 	# executable mappings: "addr perms offset dev inode path", then ProtectionKey
-	# (xoload's own image included: it makes its code execute-only too)
-	bad=$(awk '/^[0-9a-f]+-[0-9a-f]+ /{perm=$2; name=$6} /^ProtectionKey:/{ if (perm ~ /x/ && name != "[vdso]" && ($2 == 0 || perm ~ /^r/)) print name, perm, $2 }' smaps)
+	# (xoload's own image included: it makes its code execute-only too).  A
+	# readable one must be a range the plan keeps readable (--report: data
+	# in text, e.g. libc's CFI-less clone child path).
+	bad=$(awk -F'\t' 'function h(x,  i, v) { v = 0; for (i = 1; i <= length(x); i++) v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1; return v }
+		FNR == NR { if ($4 == "readable") { ra[++nr] = h($2); rb[nr] = h($3) } next }
+		{ split($0, f, " ") }
+		/^[0-9a-f]+-[0-9a-f]+ / { perm = f[2]; name = f[6]; split(f[1], ab, "-"); a = h(ab[1]); b = h(ab[2]) }
+		/^ProtectionKey:/ { if (perm ~ /x/ && name != "[vdso]" && (f[2] == 0 || perm ~ /^r/)) {
+			ok = 0; for (i = 1; i <= nr; i++) if (a >= ra[i] && b <= rb[i]) ok = 1
+			if (!ok || perm != "r-xp" || f[2] != 0) print name, perm, f[2] } }' rep.tsv smaps)
 	xo=$(awk '/^[0-9a-f]+-[0-9a-f]+ /{perm=$2; name=$6} /^ProtectionKey:/{ if (perm == "--xp" && $2 != 0) c++ } END { print c + 0 }' smaps)
 	own=$(awk -v p="/$p\$" '/^[0-9a-f]+-[0-9a-f]+ /{perm=$2; name=$6} /^ProtectionKey:/{ if (name ~ p && perm == "--xp" && $2 != 0) c++ } END { print c + 0 }' smaps)
 	[ -z "$bad" ] && [ "$xo" -ge 3 ] && [ "$own" -ge 1 ]
