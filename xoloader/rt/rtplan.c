@@ -18,6 +18,7 @@
 
 #define MAX_PHNUM	64
 #define MAX_SECTS	512
+#define MAX_SEGMENT	(4ull << 30)
 
 static struct {
 	unsigned char head[4096];	/* ELF header and, usually, the program headers */
@@ -103,6 +104,12 @@ static int admit(int fd, struct plan *p, uint64_t *fsizep)
 		fail(p, "program headers past the end of the file");
 		return -1;
 	}
+	/* The plan walks a PF_X segment page by page: no segment larger than any real one. */
+	for (i = 0; i < eh->e_phnum; i++)
+		if (b.ph[i].p_type == PT_LOAD && b.ph[i].p_memsz > MAX_SEGMENT) {
+			fail(p, "huge PT_LOAD");
+			return -1;
+		}
 	for (i = 0; i < eh->e_phnum; i++)
 		if (b.ph[i].p_type == PT_DYNAMIC &&
 		    (b.ph[i].p_offset > fsize || fsize - b.ph[i].p_offset < b.ph[i].p_filesz ||
