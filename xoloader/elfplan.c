@@ -204,7 +204,8 @@ static long section_gaps(const struct sect *s, const uint8_t *file, size_t fsize
 		a = gb;
 		{
 			uint64_t fo = s->off + (ga - s->addr), fe = s->off + (gb - s->addr);
-			bool pad = fe <= fsize && fill_is_padding(file + fo, (size_t)(fe - fo), gb < end);
+			bool pad = fe <= fsize && (fill_is_padding(file + fo, (size_t)(fe - fo), gb < end) ||
+						   fill_is_zero_pad(file + fo, (size_t)(fe - fo), gb < end));
 			size_t lead = fe <= fsize ? fill_lead(file + fo, (size_t)(fe - fo)) : 0;
 
 			if (pad || (fe <= fsize && is_crt_code(file + fo + lead, (size_t)(fe - fo - lead), gb < end)))

@@ -9,8 +9,11 @@
  * a jmp over the rest (to the alignment point), and -fcf-protection puts endbr64 right before a
  * function whose FDE starts after it.  glibc's __restore_rt FDE starts one
  * byte early, inside the NOP before it: so the last unit may be cut short
- * when code follows.  Zero bytes are NOT padding: OpenSSL's .Linc table
- * starts with 8 of them, and its movdqa reads them.
+ * when code follows.  Zero bytes are padding only as a whole run of fewer
+ * than FILL_ZERO_MAX of them right before code (GNU ld pads between the
+ * input sections of clang/LLVM-built objects with zeros, after a noreturn
+ * call): OpenSSL's .Linc table starts with 8 zero bytes, and its movdqa
+ * reads them, but the table goes on in the same run.
  */
 #include "fill.h"
 
@@ -136,5 +139,17 @@ bool fill_is_padding(const uint8_t *b, size_t n, bool code_follows)
 			return code_follows;
 		i += l;
 	}
+	return true;
+}
+
+bool fill_is_zero_pad(const uint8_t *b, size_t n, bool code_follows)
+{
+	size_t i;
+
+	if (!code_follows || n == 0 || n >= FILL_ZERO_MAX)
+		return false;
+	for (i = 0; i < n; i++)
+		if (b[i])
+			return false;
 	return true;
 }

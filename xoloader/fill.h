@@ -25,5 +25,11 @@ bool fill_is_padding(const uint8_t *b, size_t n, bool code_follows);
  * the function before it is padding, not data).
  */
 size_t fill_lead(const uint8_t *b, size_t n);
+/*
+ * True if @b[0..@n) is nothing but zero bytes, fewer than FILL_ZERO_MAX,
+ * and code follows: the linker's zero fill between two functions.
+ */
+#define FILL_ZERO_MAX 64
+bool fill_is_zero_pad(const uint8_t *b, size_t n, bool code_follows);
 
 #endif

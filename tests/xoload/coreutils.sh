@@ -77,15 +77,15 @@ for p in ls sort sha256sum cat wc bash; do
 	# executable mappings: "addr perms offset dev inode path", then ProtectionKey
 	# (xoload's own image included: it makes its code execute-only too).  A
 	# readable one must be a range the plan keeps readable (--report: data
-	# in text, e.g. libc's CFI-less clone child path); adjacent readable
-	# ranges (two gaps on neighbouring pages) are one mapping.
+	# in text, e.g. libc's CFI-less clone child path).
 	bad=$(awk -F'\t' 'function h(x,  i, v) { v = 0; for (i = 1; i <= length(x); i++) v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1; return v }
-		FNR == NR { if ($4 == "readable") { if (nr && h($2) == rb[nr]) rb[nr] = h($3); else { ra[++nr] = h($2); rb[nr] = h($3) } } next }
+		FNR == NR { if ($4 == "readable") { ra[++nr] = h($2); rb[nr] = h($3) } next }
 		{ split($0, f, " ") }
 		/^[0-9a-f]+-[0-9a-f]+ / { perm = f[2]; name = f[6]; split(f[1], ab, "-"); a = h(ab[1]); b = h(ab[2]) }
 		/^ProtectionKey:/ { if (perm ~ /x/ && name != "[vdso]" && (f[2] == 0 || perm ~ /^r/)) {
-			ok = 0; for (i = 1; i <= nr; i++) if (a >= ra[i] && b <= rb[i]) ok = 1
-			if (!ok || perm != "r-xp" || f[2] != 0) print name, perm, f[2] } }' rep.tsv smaps)
+			# [a, b) must be covered by readable ranges (adjacent ones too)
+			x = a; do { moved = 0; for (i = 1; i <= nr; i++) if (x >= ra[i] && x < rb[i]) { x = rb[i]; moved = 1 } } while (moved && x < b)
+			if (x < b || perm != "r-xp" || f[2] != 0) print name, perm, f[2] } }' rep.tsv smaps)
 	xo=$(awk '/^[0-9a-f]+-[0-9a-f]+ /{perm=$2; name=$6} /^ProtectionKey:/{ if (perm == "--xp" && $2 != 0) c++ } END { print c + 0 }' smaps)
 	own=$(awk -v p="/$p\$" '/^[0-9a-f]+-[0-9a-f]+ /{perm=$2; name=$6} /^ProtectionKey:/{ if (name ~ p && perm == "--xp" && $2 != 0) c++ } END { print c + 0 }' smaps)
 	[ -z "$bad" ] && [ "$xo" -ge 3 ] && [ "$own" -ge 1 ]

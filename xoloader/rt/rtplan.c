@@ -301,7 +301,8 @@ static bool section_gaps(const struct rsect *s, const uint8_t *file, uint64_t fs
 		a = gb;
 		fo = s->off + (ga - s->addr);
 		fe = s->off + (gb - s->addr);
-		pad = fe <= fsize && fill_is_padding(file + fo, (size_t)(fe - fo), gb < end);
+		pad = fe <= fsize && (fill_is_padding(file + fo, (size_t)(fe - fo), gb < end) ||
+				      fill_is_zero_pad(file + fo, (size_t)(fe - fo), gb < end));
 		lead = fe <= fsize ? fill_lead(file + fo, (size_t)(fe - fo)) : 0;
 		if (pad || (fe <= fsize && is_crt_code(file + fo + lead, (size_t)(fe - fo - lead), gb < end)))
 			continue;
