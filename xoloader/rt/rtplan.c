@@ -93,7 +93,8 @@ static int admit(int fd, struct plan *p, uint64_t *fsizep)
 		fail(p, "not an x86-64 ELF file");
 		return -1;
 	}
-	if (eh->e_phnum == 0 || eh->e_phnum > MAX_PHNUM || eh->e_phentsize != sizeof(Elf64_Phdr)) {
+	/* libelf: e_phoff 0 is no program header table. */
+	if (eh->e_phnum == 0 || eh->e_phnum > MAX_PHNUM || eh->e_phentsize != sizeof(Elf64_Phdr) || !eh->e_phoff) {
 		fail(p, "bad program header count");
 		return -1;
 	}
@@ -142,7 +143,8 @@ static int admit(int fd, struct plan *p, uint64_t *fsizep)
 			if (i + j == eh->e_shstrndx && eh->e_shstrndx) {
 				char last = 0;
 
-				if (sh->sh_type != SHT_STRTAB || !sh->sh_size ||
+				/* SHF_COMPRESSED: libelf would read the names decompressed. */
+				if (sh->sh_type != SHT_STRTAB || !sh->sh_size || (sh->sh_flags & SHF_COMPRESSED) ||
 				    !read_at(fd, &last, 1, sh->sh_offset + sh->sh_size - 1, fsize) || last) {
 					fail(p, "bad section name table");
 					return -1;
