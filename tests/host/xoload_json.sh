@@ -34,6 +34,11 @@ for t in tsv:
                      "offset": int(t[-4], 16), "section": t[-3], "where": t[-2], "insn": t[-1]})
     elif t[0] == "scan-total":
         want.append({"scan": "total", "object": "\t".join(t[1:-2]), "found": int(t[-2]), "bytes": int(t[-1])})
+    elif len(t) >= 8 and t[-4] == "not covered by any FDE":
+        # data in text: three more columns, section, offset (hex), size
+        want.append({"object": "\t".join(t[:-7]), "start": int(t[-7], 16), "end": int(t[-6], 16),
+                     "xo": t[-5] == "xo", "why": t[-4], "section": t[-3], "offset": int(t[-2], 16),
+                     "size": int(t[-1])})
     else:
         want.append({"object": "\t".join(t[:-4]), "start": int(t[-4], 16), "end": int(t[-3], 16),
                      "xo": t[-2] == "xo", "why": t[-1]})
