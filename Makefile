@@ -93,8 +93,9 @@ $(BUILD)/guest/bin/jit-demo: $(BUILD)/obj/jit-demo/main.o $(GUEST_LIBS)
 # --- xoloader (issue 4) ------------------------------------------------------------
 # xoloader/*.c        -> /xonly/bin/xoload (static-pie: it must not sit where a
 #                        non-PIE PROG wants to be mapped) and /xonly/lib/xoaudit.so
-#                        (the LD_AUDIT module: libelf is not PIC in Debian, so it is
-#                        linked dynamically and libelf.so.1 goes into the image)
+#                        (the LD_AUDIT module: freestanding, no libc, no DT_NEEDED,
+#                        no relocations; both plan with the minimal reader xoloader/rt/,
+#                        which xoplandiff checks against elfplan.c, the libelf one)
 # xoloader/xoscan.c   -> /xonly/bin/xoscan, the --scan helper (static: capstone
 #                        stays out of the programs it scans, see xoscan.c)
 # tests/xoload/dyn/NAME.c -> /xonly/tests/xoload/NAME, dynamically linked
@@ -105,10 +106,17 @@ XO_CFLAGS  := $(CFLAGS) -Wno-format-truncation
 # Every xoloader program depends on all of these: xoload.c takes the syscall
 # numbers and prctl options from kernel/include/xonly/uapi.h.
 XO_HDRS    := $(wildcard xoloader/*.h xoloader/rt/*.h kernel/include/xonly/*.h)
-# elfplan.c reads .eh_frame with ehframe.c and tells padding from data with fill.c.
-XO_PLAN    := xoloader/elfplan.c xoloader/ehframe.c xoloader/fill.c
-XO_LOADER  := xoloader/xoload.c xoloader/load.c $(XO_PLAN) xoloader/report.c
-XO_AUDIT   := xoloader/audit.c $(XO_PLAN) xoloader/report.c xoloader/rt/carve.c
+XO_RT      := xoloader/rt/rtplan.c xoloader/rt/report.c xoloader/ehframe.c xoloader/fill.c
+# The libelf planner (the reference; analysis tools): elfplan.c shares the
+# minimal reader's admission checks and report lines, and reads .eh_frame
+# with ehframe.c and tells padding from data with fill.c, as rtplan.c does.
+XO_PLAN    := xoloader/elfplan.c $(XO_RT)
+XO_LOADER  := xoloader/xoload.c xoloader/load.c xoloader/report.c $(XO_RT)
+XO_AUDIT   := xoloader/audit.c $(XO_RT) xoloader/rt/carve.c
+# The module must not need a libc: nothing but its own code in its namespace,
+# no constructors, nothing ld.so relocates but (at most) data pointers.
+XO_AUDIT_FLAGS := -nostdlib -ffreestanding -fno-builtin -fno-stack-protector -fPIC \
+              -fvisibility=hidden -shared -Wl,-z,now -Wl,-z,separate-code -Wl,--no-undefined
 XO_GUEST   := $(BUILD)/guest/bin/xoload $(BUILD)/guest/lib/xoaudit.so $(BUILD)/guest/bin/xoscan \
               $(patsubst tests/xoload/dyn/%.c,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/dyn/*.c)) \
               $(patsubst tests/xoload/%.sh,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/*.sh))
@@ -122,7 +130,7 @@ XO_DYN     := -Wl,-Bstatic -lcapstone -Wl,-Bdynamic
 
 $(BUILD)/guest/bin/xoload: $(XO_LOADER) $(XO_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) -static-pie -o $@ $(XO_LOADER) -lelf -lz
+	$(CC) $(XO_CFLAGS) -static-pie -o $@ $(XO_LOADER)
 
 $(BUILD)/guest/bin/xoscan: xoloader/xoscan.c $(XO_HDRS)
 	@mkdir -p $(@D)
@@ -130,7 +138,11 @@ $(BUILD)/guest/bin/xoscan: xoloader/xoscan.c $(XO_HDRS)
 
 $(BUILD)/guest/lib/xoaudit.so: $(XO_AUDIT) $(XO_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) -shared -fPIC -o $@ $(XO_AUDIT) -lelf
+	$(CC) $(XO_CFLAGS) $(XO_AUDIT_FLAGS) -o $@.tmp $(XO_AUDIT)
+	@! readelf -d $@.tmp | grep -q NEEDED || { echo "$@: has DT_NEEDED" >&2; exit 1; }
+	@! readelf -rW $@.tmp | grep '^0' | grep -v R_X86_64_RELATIVE || { echo "$@: relocations other than R_X86_64_RELATIVE" >&2; exit 1; }
+	@! readelf -SW $@.tmp | grep -q 'init_array\|\.ctors\| \.init ' || { echo "$@: has constructors" >&2; exit 1; }
+	mv $@.tmp $@
 
 $(BUILD)/guest/tests/xoload/%: tests/xoload/dyn/%.c $(TEST_LIB) $(HDRS) $(XO_HELPERS)
 	@mkdir -p $(@D)
@@ -216,9 +228,10 @@ $(BUILD)/host/xoload-main.o: xoloader/xoload.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -Dmain=xoload_main -c -o $@ $<
 
-$(XO_FUZZ): xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c $(XO_PLAN) xoloader/report.c $(XO_HDRS)
+$(XO_FUZZ): xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c xoloader/elfplan.c xoloader/report.c \
+	    xoloader/plancmp.c $(XO_RT) $(XO_HDRS)
 	$(CC) $(XO_CFLAGS) -o $@ xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c \
-		$(XO_PLAN) xoloader/report.c -lelf
+		xoloader/elfplan.c xoloader/report.c xoloader/plancmp.c $(XO_RT) -lelf
 
 # planproof: the data-in-text rule checked against what the code reads
 # (capstone), over every ELF under /usr (tests/host/xoplan_proof.sh).
@@ -227,7 +240,13 @@ $(XO_PROOF): xoloader/planproof.c $(XO_PLAN) xoloader/report.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -o $@ xoloader/planproof.c $(XO_PLAN) xoloader/report.c -lelf -lcapstone
 
-host-tools: $(XO_FUZZ) $(XO_PROOF)
+# xoplandiff: elfplan.c (libelf) against rt/rtplan.c (tests/host/xoload_plandiff.sh).
+XO_PLANDIFF := $(BUILD)/host/xoplandiff
+$(XO_PLANDIFF): xoloader/plandiff.c xoloader/plancmp.c xoloader/elfplan.c $(XO_RT) $(XO_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) -o $@ xoloader/plandiff.c xoloader/plancmp.c xoloader/elfplan.c $(XO_RT) -lelf
+
+host-tools: $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF)
 
 # The long run: the real xoload binary executed for each mutant (-x), xoscan
 # on every 4th.  Failures are saved under build/fuzz-failures/.

@@ -8,210 +8,389 @@
  * pages become PROT_EXEC.  PROG and ld.so itself were made execute-only
  * by xoload before ld.so started; the AT_XOLOAD auxv entry says so.
  *
- * The module itself lives in its own link namespace with its own copies of
- * libc, libelf and libz (that is why LD_AUDIT needs those libraries to be
- * findable, see README.md); la_version() makes their code execute-only too.
+ * Freestanding: no libc, no DT_NEEDED, no constructors, no relocations
+ * that touch code (Makefile: -nostdlib -ffreestanding, -z now; the build
+ * checks the result with readelf).  An audit module with DT_NEEDED gets
+ * its own copies of them (a second libc, libelf, libz) in ld.so's audit
+ * namespace, each relocated and initialised - readable code running -
+ * before la_version() could protect it, and that cost a millisecond per
+ * process.  This one is the only object of its namespace, and the first
+ * thing la_version() does is make the module's own code execute-only: no
+ * code of it runs readable after that, and none ran before but the call
+ * that does it.  Plans come from the minimal reader rt/rtplan.c, which
+ * tests/host/xoload_plandiff.sh proves equal to elfplan.c (libelf).
+ *
+ * What a libc would give - argv, the environment, the auxiliary vector -
+ * comes from the initial stack, found through ld.so's exported
+ * __libc_stack_end (looked up in ld.so's dynamic symbol table, which is
+ * readable).  Through it the module confirms xoload's gate (xoload.h):
+ * if this module never runs, PROG does not either.
+ *
+ * Fail closed: an object that cannot be planned or protected stops the
+ * process (exit 126, one line naming it) before its code runs, unless
+ * xoload was given --permissive (a warning, its code stays readable).
  *
  * Inheritance: LD_AUDIT stays in the environment, so a program PROG execs
- * loads this module again, without AT_XOLOAD.  la_version() then re-executes
- * it under xoload (before any of its code or its libraries' ran); if that
- * is impossible it protects main and ld.so in place (ld.so's own startup
- * then ran readable).  With --no-inherit, LD_AUDIT is removed from the
- * environment before the program starts.
+ * loads this module again, without AT_XOLOAD.  la_objopen() then
+ * re-executes it under xoload (before any of its code or its libraries'
+ * ran); if that is impossible it protects main and ld.so in place (ld.so's
+ * own startup then ran readable).  With --no-inherit, LD_AUDIT is removed
+ * from the environment before the program starts.
  */
-#include <dlfcn.h>
-#include <fcntl.h>
-#include <limits.h>
+#include <elf.h>
 #include <link.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/auxv.h>
-#include <sys/prctl.h>
-#include <unistd.h>
 
-#include "elfplan.h"
-#include "report.h"
 #include "rt/carve.h"
+#include "rt/report.h"
+#include "rt/rtplan.h"
+#include "rt/str.h"
+#include "rt/sys.h"
 #include "xoload.h"
 #include "xonly/uapi.h"
 
-extern char **environ;
+#define PATH_MAX_ 4096
+
+/* The module's own image: its ELF header, placed by the linker. */
+extern const Elf64_Ehdr __ehdr_start __attribute__((visibility("hidden")));
 
 static unsigned long flags;	/* AT_XOLOAD value; 0 if not started by xoload */
-static bool kernel_mode;	/* xoload --kernel: the kernel made all code xo, carve */
-static bool first_base = true;
-static char xoscan[PATH_MAX];	/* ../bin/xoscan next to this module */
+static struct xoload_gate *gate;
+static char **argv, **envp;
+static Elf64_auxv_t *auxv;
+static uint64_t at_base, at_sysinfo;
+static const char *execfn;
+static bool started, first_base = true;
+static bool kernel_mode;	/* xoload --kernel: the kernel made all code xo; carve data back */
+static char selfdir[PATH_MAX_];	/* the directory this module is in */
+static char selfpath[PATH_MAX_];	/* and its path */
 
+/* One line "xoload: A B" on stderr; control characters become '?'. */
 static void say(const char *a, const char *b)
 {
-	char line[PATH_MAX + 256];
-	int n = snprintf(line, sizeof(line), "xoload: %s%s\n", a, b), i;
+	static struct rt_line l;
 
-	/* One line: a control character in an object's name becomes '?'. */
-	for (i = 0; n > 0 && i < n - 1 && i < (int)sizeof(line) - 2; i++)
-		if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
-			line[i] = '?';
-	if (n > 0)
-		(void)!write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	l.n = 0;
+	rt_put(&l, "xoload: ");
+	rt_put_safe(&l, a);
+	rt_put_safe(&l, b);
+	rt_flush(&l);
+}
+
+static void __attribute__((noreturn)) refuse(const char *a, const char *b)
+{
+	say(a, b);
+	rt_exit_group(126);
+}
+
+/*
+ * The module's own code, execute-only before anything else of it runs:
+ * its PF_X segment holds .text only (-z separate-code).
+ */
+static void protect_self(void)
+{
+	const Elf64_Phdr *ph = (const Elf64_Phdr *)((const char *)&__ehdr_start + __ehdr_start.e_phoff);
+	uint64_t base = (uint64_t)&__ehdr_start, a, e;
+	int i;
+
+	for (i = 0; i < __ehdr_start.e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X))
+			continue;
+		a = (base + ph[i].p_vaddr) & ~4095ull;
+		e = (base + ph[i].p_vaddr + ph[i].p_memsz + 4095) & ~4095ull;
+		if (rt_mprotect(a, e - a, RT_PROT_EXEC))
+			refuse("xoaudit.so: cannot make its own code execute-only", "");
+	}
+}
+
+/* A dynamic-table address of @map: relocated in place by ld.so on x86-64. */
+static uint64_t dyn_ptr(const struct link_map *map, uint64_t v)
+{
+	return v < map->l_addr ? v + map->l_addr : v;
+}
+
+/* The address of the dynamic symbol @name of @map, or 0 (DT_HASH or DT_GNU_HASH). */
+static uint64_t dyn_lookup(const struct link_map *map, const char *name)
+{
+	const Elf64_Dyn *d;
+	const Elf64_Sym *sym = NULL;
+	const char *str = NULL;
+	const uint32_t *hash = NULL, *gnu = NULL;
+	uint64_t nsym = 0, i;
+
+	if (!map || !map->l_ld)
+		return 0;
+	for (d = map->l_ld; d->d_tag != DT_NULL; d++) {
+		if (d->d_tag == DT_SYMTAB)
+			sym = (const Elf64_Sym *)dyn_ptr(map, d->d_un.d_ptr);
+		else if (d->d_tag == DT_STRTAB)
+			str = (const char *)dyn_ptr(map, d->d_un.d_ptr);
+		else if (d->d_tag == DT_HASH)
+			hash = (const uint32_t *)dyn_ptr(map, d->d_un.d_ptr);
+		else if (d->d_tag == DT_GNU_HASH)
+			gnu = (const uint32_t *)dyn_ptr(map, d->d_un.d_ptr);
+	}
+	if (!sym || !str)
+		return 0;
+	if (hash) {
+		nsym = hash[1];
+	} else if (gnu) {
+		/* The symbol count: past the last chain of the highest bucket. */
+		const uint32_t *buckets = gnu + 4 + 2 * gnu[2], *chain;
+		uint32_t top = 0;
+
+		for (i = 0; i < gnu[0]; i++)
+			if (buckets[i] > top)
+				top = buckets[i];
+		if (top) {
+			chain = buckets + gnu[0] - gnu[1];
+			while (!(chain[top] & 1))
+				top++;
+			nsym = top + 1;
+		}
+	}
+	for (i = 1; i < nsym; i++)
+		if (sym[i].st_shndx != SHN_UNDEF && sym[i].st_value && !rt_strcmp(str + sym[i].st_name, name))
+			return map->l_addr + sym[i].st_value;
+	return 0;
+}
+
+/* Find the initial stack through ld.so's __libc_stack_end, and what is on it. */
+static bool find_stack(struct link_map *map)
+{
+	struct link_map *m;
+	void **stack_end = NULL;
+	uint64_t *sp;
+	long argc;
+
+	while (map && map->l_prev)
+		map = map->l_prev;
+	for (m = map; m && !stack_end; m = m->l_next)
+		stack_end = (void **)dyn_lookup(m, "__libc_stack_end");
+	if (!stack_end || !*stack_end)
+		return false;
+	sp = *stack_end;
+	argc = (long)sp[0];
+	argv = (char **)(sp + 1);
+	envp = argv + argc + 1;
+	for (sp = (uint64_t *)envp; *sp; sp++)
+		;
+	auxv = (Elf64_auxv_t *)(sp + 1);
+	for (Elf64_auxv_t *a = auxv; a->a_type != AT_NULL; a++) {
+		switch (a->a_type) {
+		case AT_XOLOAD: flags = a->a_un.a_val; break;
+		case AT_XOLOAD_GATE: gate = (struct xoload_gate *)a->a_un.a_val; break;
+		case AT_BASE: at_base = a->a_un.a_val; break;
+		case AT_SYSINFO_EHDR: at_sysinfo = a->a_un.a_val; break;
+		case AT_EXECFN: execfn = (const char *)a->a_un.a_val; break;
+		}
+	}
+	return true;
+}
+
+/* The directory of this module: the first entry of LD_AUDIT (xoload puts it there). */
+static void find_selfdir(void)
+{
+	char **e;
+	size_t i, slash = 0;
+
+	for (e = envp; e && *e; e++) {
+		if (rt_strncmp(*e, "LD_AUDIT=", 9))
+			continue;
+		for (i = 9; (*e)[i] && (*e)[i] != ':' && i - 9 < sizeof(selfdir) - 1; i++) {
+			selfdir[i - 9] = selfpath[i - 9] = (*e)[i];
+			if ((*e)[i] == '/')
+				slash = i - 9;
+		}
+		selfpath[i - 9] = 0;
+		selfdir[slash] = 0;
+		return;
+	}
+}
+
+/* @dst = selfdir + @rel; false if the module's directory is unknown. */
+static bool beside_self(char *dst, size_t len, const char *rel)
+{
+	size_t n = rt_strlen(selfdir), r = rt_strlen(rel);
+
+	if (!n || n + r + 1 > len)
+		return false;
+	rt_strlcpy(dst, selfdir, len);
+	rt_strlcpy(dst + n, rel, len - n);
+	return true;
+}
+
+/* --scan: run xoscan (../bin/xoscan next to the module) on @path and wait. */
+static void scan(const char *path, const char *tag)
+{
+	static char xoscan[PATH_MAX_], tagopt[PATH_MAX_ + 16];
+	const char *av[8];
+	int n = 0, st;
+	long pid;
+
+	if (!beside_self(xoscan, sizeof(xoscan), "/../bin/xoscan"))
+		return;
+	av[n++] = xoscan;
+	if (flags & XOF_SCAN_JSON)
+		av[n++] = "--json";
+	else if (flags & XOF_SCAN_TSV)
+		av[n++] = "--tsv";
+	rt_strlcpy(tagopt, "--tag=", sizeof(tagopt));
+	rt_strlcpy(tagopt + 6, tag, sizeof(tagopt) - 6);
+	av[n++] = tagopt;
+	av[n++] = "--";
+	av[n++] = path;
+	av[n] = NULL;
+	/* fork, not posix_spawn: no libc here; the child only execs. */
+	pid = rt_syscall(RT_NR_fork, 0, 0, 0);
+	if (pid == 0) {
+		rt_syscall(RT_NR_dup2, 2, 1, 0);
+		rt_syscall(RT_NR_execve, xoscan, av, envp);
+		say(xoscan, ": cannot run it: --scan skips the libraries");
+		rt_syscall(RT_NR_exit, 127, 0, 0);
+	}
+	while (pid > 0 && rt_syscall6(RT_NR_wait4, pid, (long)&st, 0, 0, 0, 0) == -4)
+		;	/* EINTR */
 }
 
 /* Plan and protect one object mapped at @bias; @tag prefixes its report name. */
 static void protect(const char *path, uint64_t bias, const char *tag)
 {
 	static struct plan p;	/* no recursion: ld.so holds its lock around la_objopen */
-	char name[PATH_MAX + 32];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t ps = (size_t)getpagesize();
+	static char name[PATH_MAX_ + 32];
+	long fd = rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC);
+	int i;
 
-	snprintf(name, sizeof(name), "%s%s", tag, path);
-	if (fd < 0 || elfplan_build(fd, ps, &p)) {
+	rt_strlcpy(name, tag, sizeof(name));
+	rt_strlcpy(name + rt_strlen(name), path, sizeof(name) - rt_strlen(name));
+	if (fd < 0 || rtplan_build((int)fd, 4096, &p)) {
 		if (fd >= 0)
-			close(fd);
-		say(name, ": cannot read it: its code stays readable");
-		if (flags & XOF_STRICT)
-			_exit(126);
+			rt_close((int)fd);
+		if (!(flags & XOF_PERMISSIVE))
+			refuse(name, fd < 0 ? ": cannot be planned (cannot open it): not run" :
+			       ": cannot be planned (malformed ELF): not run");
+		say(name, ": warning: cannot be planned: its code stays readable (--permissive)");
 		return;
 	}
-	close(fd);
+	rt_close((int)fd);
 	if (kernel_mode) {
-		/* The kernel mapped it execute-only: give the data back its read. */
+		/* The kernel mapped it execute-only: give the data in it back its read. */
 		if (rt_carve(&p, bias))
 			say(name, ": pkey_mprotect(PROT_READ|PROT_EXEC, 0) failed: its data in text stays unreadable");
 		return;
 	}
-	if (elfplan_xo_pages(&p, ps) == 0 && p.n) {
-		say(name, flags & XOF_STRICT ? ": no page can be execute-only; refused (--strict)" :
-			  ": warning: no page can be execute-only: kept readable");
+	if (rtplan_xo_pages(&p, 4096) == 0 && p.n) {
 		if (flags & XOF_STRICT)
-			_exit(126);
+			refuse(name, ": no page can be execute-only; refused (--strict)");
+		say(name, ": warning: no page can be execute-only: kept readable");
 	}
-	if (plan_apply(&p, bias))
-		say(name, ": mprotect(PROT_EXEC) failed: its code stays readable");
+	for (i = 0; i < p.n; i++) {
+		if (!p.r[i].xo || !rt_mprotect(p.r[i].start + bias, p.r[i].end - p.r[i].start, RT_PROT_EXEC))
+			continue;
+		if (!(flags & XOF_PERMISSIVE))
+			refuse(name, ": mprotect(PROT_EXEC) failed: not run");
+		say(name, ": warning: mprotect(PROT_EXEC) failed: its code stays readable (--permissive)");
+		break;
+	}
 	if (flags & XOF_REPORT)
-		report_plan(name, &p, bias, report_fmt(flags));
-	if ((flags & XOF_SCAN) && *xoscan) {
-		const char *files[] = { path, NULL };
-
-		scan_run(xoscan, tag, scan_fmtopt(flags), files);
-	}
-}
-
-/* xoscan sits in ../bin/ relative to this module, like xoload. */
-static void find_xoscan(void)
-{
-	Dl_info di;
-	char *s;
-
-	if (!dladdr((void *)find_xoscan, &di) || !di.dli_fname)
-		return;
-	snprintf(xoscan, sizeof(xoscan), "%s", di.dli_fname);
-	s = strrchr(xoscan, '/');
-	if (!s) {
-		xoscan[0] = 0;
-		return;
-	}
-	snprintf(s, sizeof(xoscan) - (size_t)(s - xoscan), "/../bin/xoscan");
-	if (access(xoscan, X_OK)) {
-		say(xoscan, ": not found: --scan skips the libraries");
-		xoscan[0] = 0;
-	}
-}
-
-static int protect_own(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	(void)arg;
-	/* Our namespace's objects; ld.so is shared with the base namespace. */
-	if (info->dlpi_name && info->dlpi_name[0] && info->dlpi_addr != getauxval(AT_BASE))
-		protect(info->dlpi_name, info->dlpi_addr, "[xoload runtime] ");
-	return 0;
+		rt_report_plan(name, &p, bias,
+			       flags & XOF_JSON ? REPORT_JSON : flags & XOF_TSV ? REPORT_TSV : REPORT_HUMAN);
+	if (flags & XOF_SCAN)
+		scan(path, tag);
 }
 
 /* Re-run this process under xoload; returns only if that is impossible. */
 static void reexec_under_xoload(void)
 {
-	static char buf[256 << 10], xo[PATH_MAX], a0[PATH_MAX + 16];
-	static char *argv[4096];
-	const char *execfn = (const char *)getauxval(AT_EXECFN);
-	Dl_info di;
-	ssize_t n = 0, r;
-	int fd, argc = 0;
-	char *s;
+	static char xo[PATH_MAX_], a0[PATH_MAX_ + 16];
+	static char *av[4096];
+	int n = 0, i;
 
-	if (!execfn || !dladdr((void *)reexec_under_xoload, &di) || !di.dli_fname)
+	if (!execfn || !argv[0] || !beside_self(xo, sizeof(xo), "/../bin/xoload"))
 		return;
-	snprintf(xo, sizeof(xo), "%s", di.dli_fname);
-	s = strrchr(xo, '/');
-	if (!s)
-		return;
-	snprintf(s, sizeof(xo) - (size_t)(s - xo), "/../bin/xoload");
-	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	while ((r = read(fd, buf + n, sizeof(buf) - 1 - (size_t)n)) > 0)
-		n += r;
-	close(fd);
-	if (n <= 0 || n >= (ssize_t)sizeof(buf) - 1)
-		return;
-	buf[n] = 0;
-	argv[argc++] = xo;
-	snprintf(a0, sizeof(a0), "--argv0=%s", buf);
-	argv[argc++] = a0;
-	argv[argc++] = "--";
-	argv[argc++] = (char *)execfn;
-	for (s = buf + strlen(buf) + 1; s < buf + n && argc < 4095; s += strlen(s) + 1)
-		argv[argc++] = s;
-	argv[argc] = NULL;
-	execve(xo, argv, environ);
+	av[n++] = xo;
+	rt_strlcpy(a0, "--argv0=", sizeof(a0));
+	rt_strlcpy(a0 + 8, argv[0], sizeof(a0) - 8);
+	av[n++] = a0;
+	av[n++] = "--";
+	av[n++] = (char *)execfn;
+	for (i = 1; argv[i] && n < 4095; i++)
+		av[n++] = argv[i];
+	av[n] = NULL;
+	rt_syscall(RT_NR_execve, xo, av, envp);
 }
 
 static void drop_ld_audit(void)
 {
 	char **r, **w;
 
-	if (!environ)
-		return;
-	for (r = w = environ; *r; r++)
-		if (strncmp(*r, "LD_AUDIT=", 9))
+	for (r = w = envp; *r; r++)
+		if (rt_strncmp(*r, "LD_AUDIT=", 9))
 			*w++ = *r;
 	*w = NULL;
 }
 
-unsigned int la_version(unsigned int version)
+/* The first callback with a link map: set up from the initial stack, confirm the gate. */
+static void start(struct link_map *map)
 {
-	flags = getauxval(AT_XOLOAD);
+	started = true;
+	if (!find_stack(map))
+		refuse("xoaudit.so: cannot find the initial stack (__libc_stack_end): ", "not run");
+	find_selfdir();
 	/* xoload --kernel (or a descendant): the kernel's xonly mode is on. */
-	kernel_mode = !flags && prctl(XONLY_PR_GET_XONLY, 0, 0, 0, 0) == 1;
+	kernel_mode = !flags && rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0) == 1;
 	if (!flags && !kernel_mode)
 		reexec_under_xoload();
 	if (flags & XOF_NO_INHERIT)
 		drop_ld_audit();
-	if (flags & XOF_SCAN)
-		find_xoscan();
-	dl_iterate_phdr(protect_own, NULL);
+	if ((flags & XOF_SCAN) && selfpath[0])
+		scan(selfpath, "[xoload runtime] ");	/* the only object of its namespace */
+	if (gate) {
+		/* AT_ENTRY is PROG's again for the program; ld.so already took the gate's. */
+		if (gate->auxv_entry)
+			*gate->auxv_entry = gate->entry;
+		gate->confirmed = XOLOAD_GATE_OK;
+	}
+}
+
+static bool have_proc_exe(void)
+{
+	long fd = rt_open("/proc/self/exe", RT_O_RDONLY | RT_O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	rt_close((int)fd);
+	return true;
+}
+
+__attribute__((visibility("default"))) unsigned int la_version(unsigned int version)
+{
+	protect_self();
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 
+__attribute__((visibility("default")))
 unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 {
 	bool is_main = lmid == LM_ID_BASE && first_base;
 
 	(void)cookie;
+	if (!started)
+		start(map);
 	if (lmid == LM_ID_BASE)
 		first_base = false;
-	if (map->l_addr && map->l_addr == getauxval(AT_SYSINFO_EHDR)) {
-		if ((flags & XOF_REPORT) && report_fmt(flags) == REPORT_JSON)
-			report_json_note("[vdso]", "kept readable: ld.so and libc read its symbol tables");
+	if (map->l_addr && map->l_addr == at_sysinfo) {
+		if ((flags & XOF_REPORT) && (flags & XOF_JSON))
+			rt_report_json_note("[vdso]", "kept readable: ld.so and libc read its symbol tables");
 		else if (flags & XOF_REPORT)
 			say("[vdso] kept readable: ld.so and libc read its symbol tables", "");
 		return 0;
 	}
-	if (is_main || map->l_addr == getauxval(AT_BASE)) {
+	if (is_main || map->l_addr == at_base) {
 		/* Done by xoload before ld.so ran (AT_XOLOAD), else do it now. */
-		if (!flags)
-			protect(!is_main ? map->l_name : !access("/proc/self/exe", R_OK) ? "/proc/self/exe" :
-				(const char *)getauxval(AT_EXECFN), map->l_addr, "");
+		if (!flags && !is_main)
+			protect(map->l_name, map->l_addr, "");
+		else if (!flags)	/* /proc/self/exe is the file, whatever path ran it */
+			protect(have_proc_exe() ? "/proc/self/exe" : execfn, map->l_addr, "");
 		return 0;
 	}
 	if (map->l_name && map->l_name[0])

@@ -5,9 +5,10 @@
  * Both figures are measured side by side in this one VM run, native and
  * under xoload interleaved (native, xoload, native, ...), so that drift of
  * the (TCG-emulated, shared) machine hits both alike:
- *   startup  N runs of a small dynamically linked program (hello): the
- *            median wall time of one run, native vs `xoload hello`
- *            (target <= 1.10x);
+ *   startup  N runs each of a small dynamically linked program (hello),
+ *            /usr/bin/true and `python3 -c pass` (if the image has it):
+ *            the median wall time of one run, native vs `xoload PROG`
+ *            (target <= 1.10x) vs `xoload --kernel PROG` (<= 1.05x);
  *   steady   sha256sum of a 64 MiB file on tmpfs: R runs each, native vs
  *            under xoload (target <= 1.01x).
  *            Each run is paired with one on an empty file, whose time is
@@ -20,7 +21,7 @@
  * module's namespace and the module planning each object).  Exit 0 unless
  * a run failed.
  *
- *   xoload-bench [STARTUP_RUNS [STEADY_RUNS [MIB]]]   (default 40 5 64)
+ *   xoload-bench [STARTUP_RUNS [STEADY_RUNS [MIB]]]   (default 25 5 64)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +36,8 @@
 #define XOLOAD		"/xonly/bin/xoload"
 #define HELLO		"/xonly/lib/xoload/hello"
 #define SHA256SUM	"/usr/bin/sha256sum"
+#define TRUE		"/usr/bin/true"
+#define PYTHON3		"/usr/bin/python3"
 #define DATA		"/tmp/xoload-bench.data"
 #define EMPTY		"/tmp/xoload-bench.empty"
 
@@ -102,11 +105,49 @@ static int make_data(int mib)
 	return close(fd);
 }
 
+/*
+ * Startup of @argv natively, under xoload and under xoload --kernel, @n
+ * runs each interleaved (native, xoload, --kernel, native, ...): medians
+ * and ratios in one line.  Returns 1 if a run failed.
+ */
+static int startup(const char *label, char *const argv[], int n, double *tn, double *tx, double *tk)
+{
+	char *xo[16] = { XOLOAD }, *xk[16] = { XOLOAD, "--kernel" };
+	int i, k, kernel_ok;
+	double mn, mx, mk;
+
+	for (k = 0; argv[k] && k < 13; k++)
+		xo[k + 1] = xk[k + 2] = argv[k];
+	/* --kernel needs the patched kernel's PR_SET_XONLY: without it, leave it out. */
+	kernel_ok = timed(xk) >= 0;
+	timed(argv);
+	timed(xo);
+	for (i = 0; i < n; i++) {
+		tn[i] = timed(argv);
+		tx[i] = timed(xo);
+		tk[i] = kernel_ok ? timed(xk) : 1;
+		if (tn[i] < 0 || tx[i] < 0 || tk[i] < 0)
+			return 1;
+	}
+	mn = median(tn, n);
+	mx = median(tx, n);
+	mk = median(tk, n);
+	printf("xoload startup: %s, median of %d interleaved runs: native %.2f ms, xoload %.2f ms: ratio %.3f (target <= 1.10)",
+	       label, n, mn * 1e3, mx * 1e3, mx / mn);
+	if (kernel_ok)
+		printf(", xoload --kernel %.2f ms: ratio %.3f (target <= 1.05)", mk * 1e3, mk / mn);
+	else
+		printf(", xoload --kernel: not on this kernel");
+	printf("; fastest: native %.2f, xoload %.2f ms\n", tn[0] * 1e3, tx[0] * 1e3);
+	fflush(stdout);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	int nstart = argc > 1 ? atoi(argv[1]) : 40, nsteady = argc > 2 ? atoi(argv[2]) : 5;
+	int nstart = argc > 1 ? atoi(argv[1]) : 25, nsteady = argc > 2 ? atoi(argv[2]) : 5;
 	int mib = argc > 3 ? atoi(argv[3]) : 64, i, failed = 0;
-	double *tn, *tx, *tp, *sn, *sx, sumn = 0, sumx = 0, en = 0, ex = 0, mn, mx;
+	double *tn, *tx, *tk, *tp, *sn, *sx, sumn = 0, sumx = 0, en = 0, ex = 0, mn, mx;
 
 	if (nstart < 1 || nsteady < 1 || mib < 1) {
 		fprintf(stderr, "usage: xoload-bench [STARTUP_RUNS [STEADY_RUNS [MIB]]]\n");
@@ -115,9 +156,10 @@ int main(int argc, char **argv)
 	tn = calloc((size_t)nstart, sizeof(*tn));
 	tx = calloc((size_t)nstart, sizeof(*tx));
 	tp = calloc((size_t)nstart, sizeof(*tp));
+	tk = calloc((size_t)nstart, sizeof(*tk));
 	sn = calloc((size_t)nsteady, sizeof(*sn));
 	sx = calloc((size_t)nsteady, sizeof(*sx));
-	if (!tn || !tx || !tp || !sn || !sx)
+	if (!tn || !tx || !tk || !tp || !sn || !sx)
 		return 1;
 
 	/* One run each first: page cache and the like warm for both. */
@@ -126,22 +168,20 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (i = 0; i < nstart; i++) {
-		tn[i] = timed((char *[]){ HELLO, "bench", NULL });
-		tx[i] = timed((char *[]){ XOLOAD, HELLO, "bench", NULL });
 		tp[i] = timed((char *[]){ XOLOAD, "--plan", HELLO, NULL });
-		if (tn[i] < 0 || tx[i] < 0 || tp[i] < 0)
+		if (tp[i] < 0)
 			failed = 1;
 	}
+	failed |= startup("hello", (char *[]){ HELLO, "bench", NULL }, nstart, tn, tx, tk);
+	failed |= startup("true", (char *[]){ TRUE, NULL }, nstart, tn, tx, tk);
+	if (access(PYTHON3, X_OK))
+		printf("xoload startup: python3 -c pass: skipped: no %s in this image\n", PYTHON3);
+	else
+		failed |= startup("python3 -c pass", (char *[]){ PYTHON3, "-c", "pass", NULL }, nstart, tn, tx, tk);
 	if (failed) {
-		printf("xoload startup: FAILED: a run of %s exited non-zero\n", HELLO);
+		printf("xoload startup: FAILED: a run exited non-zero\n");
 		return 1;
 	}
-	mn = median(tn, nstart);
-	mx = median(tx, nstart);
-	printf("xoload startup: %s, median of %d interleaved runs: native %.2f ms, under xoload %.2f ms: ratio %.3f (target <= 1.10)\n",
-	       HELLO, nstart, mn * 1e3, mx * 1e3, mx / mn);
-	printf("xoload startup: fastest: native %.2f ms, under xoload %.2f ms: ratio %.3f; slowest: native %.2f ms, under xoload %.2f ms\n",
-	       tn[0] * 1e3, tx[0] * 1e3, tx[0] / tn[0], tn[nstart - 1] * 1e3, tx[nstart - 1] * 1e3);
 	printf("xoload startup: of which 'xoload --plan hello' (exec of xoload, ELF checks and plans of hello and ld.so): median %.2f ms\n",
 	       median(tp, nstart) * 1e3);
 	fflush(stdout);

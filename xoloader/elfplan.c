@@ -24,6 +24,7 @@
 #include "ehframe.h"
 #include "elfplan.h"
 #include "fill.h"
+#include "rt/rtplan.h"
 
 #define MAX_SECTS 512
 
@@ -374,6 +375,9 @@ int elfplan_build(int fd, size_t ps, struct plan *p)
 	int ret = -1;
 
 	memset(p, 0, sizeof(*p));
+	/* The same admission as the minimal reader: malformed files alike (rt/rtplan.c). */
+	if (rtplan_admit(fd, p))
+		return -1;
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {

@@ -14,7 +14,10 @@
  *     executed; without, xoload's own main() (xoload.c, linked into this
  *     program) runs in a forked child: the same code and the same exit
  *     paths, at a fraction of the cost of an exec (make check's run);
- *   - every EVERY-th mutant also `XOSCAN --tsv FILE` (libelf + capstone).
+ *   - every EVERY-th mutant also `XOSCAN --tsv FILE` (libelf + capstone);
+ *   - with -D, both planners, elfplan.c (libelf) and rt/rtplan.c (the
+ *     minimal reader of the run-time path), which must agree exactly
+ *     (plancmp.c): the differential test on malformed files.
  * A failure is a death by signal, a status outside the documented set
  * (xoload: 0, 126, 127; xoscan: 0, 1), more than 10 s, or an error exit of
  * xoload whose stderr is not exactly one line "xoload: ...".  The input is
@@ -44,6 +47,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "elfplan.h"
+#include "plancmp.h"
+#include "rt/rtplan.h"
 
 #define MAX_SEEDS 16
 
@@ -337,14 +344,15 @@ static bool one_line(const char *errpath, char *first, size_t len)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: xofuzz [-x] [-n N] [-s SEED] [-i INDEX] [-o FAILDIR] [-S EVERY] XOLOAD XOSCAN SEEDFILE...\n");
+	fprintf(stderr, "usage: xofuzz [-x] [-D] [-n N] [-s SEED] [-i INDEX] [-o FAILDIR] [-S EVERY] XOLOAD XOSCAN SEEDFILE...\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	unsigned long long nmut = 10000, seed = 1, only = ~0ull, every = 4, i, failures = 0, tapn = 0;
-	unsigned long long range_failures = 0;
+	unsigned long long range_failures = 0, compared = 0;
+	bool plandiff = false;
 	unsigned long long st_count[256] = { 0 };
 	const char *faildir = "build/fuzz-failures", *xoscan;
 	char errpath[64], first[512];
@@ -352,9 +360,10 @@ int main(int argc, char **argv)
 	int c, s;
 
 	in_process = true;
-	while ((c = getopt(argc, argv, "xn:s:i:o:S:")) != -1) {
+	while ((c = getopt(argc, argv, "xDn:s:i:o:S:")) != -1) {
 		switch (c) {
 		case 'x': in_process = false; break;
+		case 'D': plandiff = true; break;
 		case 'n': nmut = strtoull(optarg, NULL, 0); break;
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'i': only = strtoull(optarg, NULL, 0); break;
@@ -431,6 +440,24 @@ int main(int argc, char **argv)
 			bad = true;
 			snprintf(why, sizeof(why), "xoload --plan: status %d but not one 'xoload: ' line on stderr ('%s')", s, first);
 		}
+		if (!bad && plandiff) {
+			static struct plan pa, pb;
+			int fd = open(mpath, O_RDONLY | O_CLOEXEC), ra, rb;
+			const char *d;
+
+			if (fd >= 0) {
+				ra = elfplan_build(fd, 4096, &pa);
+				rb = rtplan_build(fd, 4096, &pb);
+				close(fd);
+				compared++;
+				d = plan_differs(ra, &pa, rb, &pb);
+				if (d) {
+					bad = true;
+					snprintf(why, sizeof(why), "the planners differ (%s): elfplan %d '%s', rtplan %d '%s'",
+						 d, ra, pa.err, rb, pb.err);
+				}
+			}
+		}
 		if (!bad && every && i % every == 0) {
 			s = run((char *[]){ (char *)xoscan, "--tsv", "./m", NULL }, errpath);
 			if (s == EXEC_FAILED) {
@@ -463,6 +490,8 @@ int main(int argc, char **argv)
 	       only == ~0ull ? nmut : 1, nseeds, seed, in_process ? "xoload's main() in a fork" : "exec of xoload",
 	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
 	       st_count[0], st_count[126], st_count[127], failures);
+	if (plandiff)
+		printf("# xoload-fuzz: -D: %llu mutants planned by both elfplan.c (libelf) and rt/rtplan.c\n", compared);
 	if (only != ~0ull && !failures)
 		printf("ok %llu - xoload-fuzz: mutant %llu: %s\n", ++tapn, only, "no crash");
 	/* Most mutants must be refused and some accepted, or the fuzzer is not reaching the parser. */

@@ -6,8 +6,7 @@
 #include <stdint.h>
 
 #include "elfplan.h"
-
-enum report_fmt { REPORT_HUMAN, REPORT_TSV, REPORT_JSON };
+#include "rt/report.h"
 
 /* The --report format that the XOF_* @flags ask for. */
 enum report_fmt report_fmt(unsigned long flags);
@@ -21,10 +20,6 @@ enum report_fmt report_fmt(unsigned long flags);
  * "\tSECTION\tOFFSET(hex)\tSIZE", ',"section":"S","offset":N,"size":N'.
  */
 void report_plan(const char *obj, const struct plan *p, uint64_t bias, enum report_fmt fmt);
-/* A JSON line {"object":"OBJECT","xo":false,"why":"WHY"} for what has no plan (the vDSO). */
-void report_json_note(const char *obj, const char *why);
-/* @s as a JSON string (quoted, escaped) into @out; returns @out. */
-char *json_str(char *out, size_t len, const char *s);
 /* Apply @p: mprotect(PROT_EXEC) on every xo range.  Returns 0 or -errno. */
 int plan_apply(const struct plan *p, uint64_t bias);
 /*

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stddef.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,9 +28,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elfplan.h"
 #include "load.h"
 #include "report.h"
+#include "rt/rtplan.h"
 #include "xoload.h"
 #include "xonly/uapi.h"
 
@@ -81,7 +82,7 @@ static const char usage[] =
 "                        object's data pages (tables in .text, headers)\n"
 "                        their read back: pkey_mprotect(..., 0).  Not with\n"
 "                        --report, --plan, --scan, --strict, --no-inherit,\n"
-"                        --audit\n"
+"                        --permissive, --audit\n"
 "  --argv0=NAME          pass NAME as argv[0] instead of PROG\n"
 "  --audit=PATH          the audit module (default: ../lib/xoaudit.so next\n"
 "                        to xoload, else " XOLOAD_AUDIT_DEFAULT ")\n"
@@ -90,8 +91,9 @@ static const char usage[] =
 "exit status: PROG's own; PROG is not a child, so a death by signal is\n"
 "seen by the caller as that signal (a shell reports 128+N).  xoload's own\n"
 "errors: 127 PROG or its interpreter not found, 126 not executable or\n"
-"malformed, or no protection keys on this machine, 2 usage error.  Errors\n"
-"are one line on stderr.\n";
+"malformed, or no protection keys on this machine, or the audit module did\n"
+"not run, or an object cannot be planned (before any of PROG's code runs),\n"
+"2 usage error.  Errors are one line on stderr.\n";
 
 static char prog_path[PATH_MAX];
 static char audit_env[PATH_MAX + 32];
@@ -206,11 +208,11 @@ static void plan_image(struct image *im, struct plan *p, unsigned int flags)
 {
 	char err[PATH_MAX + 200];
 
-	if (elfplan_build(im->fd, (size_t)sysconf(_SC_PAGESIZE), p)) {
-		snprintf(err, sizeof(err), "%s: %s", im->path, p->err);
+	if (rtplan_build(im->fd, (size_t)sysconf(_SC_PAGESIZE), p)) {
+		snprintf(err, sizeof(err), "%s: cannot be planned: %s", im->path, p->err);
 		die(126, err);
 	}
-	if (elfplan_xo_pages(p, (size_t)sysconf(_SC_PAGESIZE)) == 0) {
+	if (rtplan_xo_pages(p, (size_t)sysconf(_SC_PAGESIZE)) == 0) {
 		const char *why = p->n ? p->r[0].why : "no executable segment";
 
 		snprintf(err, sizeof(err), "%s: no page can be execute-only (%s)%s", im->path, why,
@@ -244,6 +246,40 @@ static int protect_self(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;	/* the first object is xoload itself */
 }
 
+/*
+ * The gate (xoload.h): PROG's AT_ENTRY while ld.so runs.  Entered from
+ * ld.so's _dl_start_user with PROG's initial stack and rdx = _dl_fini,
+ * both kept; the other registers are free at a program's entry.  Raw
+ * system calls only: xoload's libc is not ours to use any more.
+ */
+struct xoload_gate gate;
+_Static_assert(offsetof(struct xoload_gate, entry) == 0 && offsetof(struct xoload_gate, confirmed) == 8 &&
+	       offsetof(struct xoload_gate, permissive) == 24 && offsetof(struct xoload_gate, msglen) == 32 &&
+	       offsetof(struct xoload_gate, msg) == 40, "the gate stub's offsets");
+
+void xoload_gate_entry(void);
+__asm__(".text\n"
+	".globl xoload_gate_entry\n"
+	".hidden xoload_gate_entry\n"
+	"xoload_gate_entry:\n\t"
+	"movabs $" XOLOAD_GATE_OK_STR ", %rax\n\t"
+	"cmp %rax, gate+8(%rip)\n\t"
+	"je 2f\n\t"
+	"mov %rdx, %r12\n\t"
+	"mov $1, %eax\n\t"			/* write(2, gate.msg, gate.msglen) */
+	"mov $2, %edi\n\t"
+	"lea gate+40(%rip), %rsi\n\t"
+	"mov gate+32(%rip), %rdx\n\t"
+	"syscall\n\t"
+	"cmpq $0, gate+24(%rip)\n\t"
+	"jne 1f\n\t"
+	"mov $231, %eax\n\t"			/* exit_group(126) */
+	"mov $126, %edi\n\t"
+	"syscall\n\t"
+	"ud2\n"
+	"1:\tmov %r12, %rdx\n"
+	"2:\tjmp *gate(%rip)\n");
+
 static void __attribute__((noreturn)) handover(uint64_t entry, int argc, char **argv,
 					       char **envp, unsigned int flags,
 					       const struct image *prog, const struct image *interp)
@@ -257,7 +293,7 @@ static void __attribute__((noreturn)) handover(uint64_t entry, int argc, char **
 		envc++;
 	for (av = (Elf64_auxv_t *)(e + 1); av[auxc].a_type != AT_NULL; auxc++)
 		;
-	n = 1 + (size_t)argc + 1 + envc + 3 + 2 * (auxc + 2);
+	n = 1 + (size_t)argc + 1 + envc + 3 + 2 * (auxc + 3);
 	n = (n + 1) & ~(size_t)1;	/* keep the new stack pointer 16-byte aligned */
 	{
 		/* The new initial stack lives below this frame, on the real stack. */
@@ -296,7 +332,15 @@ static void __attribute__((noreturn)) handover(uint64_t entry, int argc, char **
 			case AT_PHDR: v = prog->phdr_va + prog->bias; break;
 			case AT_PHENT: v = sizeof(Elf64_Phdr); break;
 			case AT_PHNUM: v = prog->eh.e_phnum; break;
-			case AT_ENTRY: v = prog->eh.e_entry + prog->bias; break;
+			case AT_ENTRY:
+				v = prog->eh.e_entry + prog->bias;
+				if (interp) {
+					/* ld.so jumps to the gate; the module restores this slot. */
+					gate.entry = v;
+					gate.auxv_entry = &blk[k + 1];
+					v = (uint64_t)xoload_gate_entry;
+				}
+				break;
 			case AT_BASE: v = interp ? interp->bias + interp->lo : 0; break;
 			case AT_EXECFN: v = (uint64_t)prog_path; break;
 			case AT_XOLOAD: continue;	/* we were run under xoload: replace it */
@@ -306,6 +350,10 @@ static void __attribute__((noreturn)) handover(uint64_t entry, int argc, char **
 		}
 		blk[k++] = AT_XOLOAD;
 		blk[k++] = flags | XOF_PRESENT;
+		if (interp) {
+			blk[k++] = AT_XOLOAD_GATE;
+			blk[k++] = (uint64_t)&gate;
+		}
 		blk[k++] = AT_NULL;
 		blk[k++] = 0;
 		dl_iterate_phdr(protect_self, NULL);
@@ -427,6 +475,7 @@ int main(int argc, char **argv, char **envp)
 		{ "plan", optional_argument, NULL, 'p' },
 		{ "scan", optional_argument, NULL, 'S' },
 		{ "strict", no_argument, NULL, 's' },
+		{ "permissive", no_argument, NULL, 'P' },
 		{ "no-inherit", no_argument, NULL, 'n' },
 		{ "kernel", no_argument, NULL, 'k' },
 		{ "argv0", required_argument, NULL, '0' },
@@ -460,6 +509,7 @@ int main(int argc, char **argv, char **envp)
 				format_flag(optarg, XOF_SCAN_TSV, XOF_SCAN_JSON);
 			break;
 		case 's': flags |= XOF_STRICT; break;
+		case 'P': flags |= XOF_PERMISSIVE; break;
 		case 'n': flags |= XOF_NO_INHERIT; break;
 		case 'k': kernel_mode = true; break;
 		case '0': argv0 = optarg; break;
@@ -540,6 +590,20 @@ int main(int argc, char **argv, char **envp)
 
 		if (realpath(prog_path, abs))
 			snprintf(prog_env, sizeof(prog_env), "%s=%s", XOLOAD_PROG_ENV, abs);
+	}
+	gate.permissive = !!(flags & XOF_PERMISSIVE);
+	{
+		int m = snprintf(gate.msg, sizeof(gate.msg),
+				 flags & XOF_PERMISSIVE ?
+				 "xoload: warning: audit module %s did not run: the libraries' code is readable (--permissive)\n" :
+				 "xoload: audit module %s did not run (ld.so could not load it): %s not run\n",
+				 audit_path, prog_path);
+
+		gate.msglen = m > 0 && (size_t)m < sizeof(gate.msg) ? (size_t)m : sizeof(gate.msg) - 1;
+		/* One line: a newline in a path would make it two. */
+		for (m = 0; (size_t)m + 1 < gate.msglen; m++)
+			if ((unsigned char)gate.msg[m] < 0x20 || gate.msg[m] == 0x7f)
+				gate.msg[m] = '?';
 	}
 
 	if ((rc = image_map(&prog, err, sizeof(err))) ||

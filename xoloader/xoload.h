@@ -6,11 +6,23 @@
  * entry (ld.so and libc ignore types they do not know): its presence says
  * "PROG and ld.so are already execute-only", its value carries the flags.
  * Environment: LD_AUDIT, and XOLOAD_PROG (below).
+ *
+ * The gate (fail closed when the module does not run): ld.so only warns
+ * when an LD_AUDIT module cannot be loaded, and then runs the program with
+ * every library readable.  So for a dynamically linked PROG, xoload puts
+ * the address of a stub of its own into AT_ENTRY (where ld.so jumps when
+ * it is done) and the address of a struct xoload_gate into AT_XOLOAD_GATE.
+ * The module, when it sees the main program in la_objopen(), sets
+ * ->confirmed to XOLOAD_GATE_OK and writes ->entry (PROG's real entry)
+ * back into AT_ENTRY, so that getauxval(AT_ENTRY) is PROG's again.  The
+ * stub jumps to ->entry if confirmed, else prints one line naming the
+ * module and exits 126 (--permissive: prints a warning and runs PROG).
  */
 #ifndef XOLOADER_XOLOAD_H
 #define XOLOADER_XOLOAD_H
 
 #define AT_XOLOAD		0x584f	/* "XO" */
+#define AT_XOLOAD_GATE		0x5850	/* &struct xoload_gate */
 
 /*
  * The absolute path of the program xoload runs, in that program's
@@ -28,5 +40,22 @@
 #define XOF_JSON		0x40	/* the report as JSON lines */
 #define XOF_SCAN_JSON		0x80	/* the scan as JSON lines */
 #define XOF_PRESENT		0x100	/* always set: the value is never 0 */
+#define XOF_PERMISSIVE		0x200	/* run and report what cannot be protected */
+
+#define XOLOAD_GATE_OK		0x6b6f2d6574616758ull	/* "Xgate-ok" */
+#define XOLOAD_GATE_OK_STR	"0x6b6f2d6574616758"
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+
+struct xoload_gate {
+	uint64_t entry;		/* PROG's entry point (load address) */
+	uint64_t confirmed;	/* XOLOAD_GATE_OK once the module ran */
+	uint64_t *auxv_entry;	/* the AT_ENTRY value slot of the new auxv */
+	uint64_t permissive;	/* --permissive: run PROG anyway */
+	uint64_t msglen;	/* the line the stub prints if not confirmed */
+	char msg[4096 + 200];
+};
+#endif
 
 #endif

@@ -14,7 +14,7 @@
  *   - the library (separate code): the five code ones, not scan_data;
  *   - libc: the wrpkru of pkey_set(), on a boundary, inside pkey_set;
  *     ld.so: at least one xrstor (its _dl_runtime_resolve_xsave*);
- *   - the dlopen()ed library, the vDSO and xoload's runtime are scanned
+ *   - the dlopen()ed library, the vDSO and xoload's runtime (xoload, xoaudit.so) are scanned
  *     (a total line each), and a clean program (hello) has 0 findings
  *     (with --plan, which scans PROG and ld.so without running them);
  *   - the human format names the same finding.
@@ -250,9 +250,8 @@ int main(int argc, char **argv)
 	       "ld.so: xrstor on a boundary (its lazy-binding trampolines)");
 	tap_ok(total_of(PROBE_LIB) >= 0, "the dlopen()ed %s is scanned (%ld found)", PROBE_LIB, total_of(PROBE_LIB));
 	tap_ok(total_line("[vdso]", "[vdso]"), "the vDSO is scanned");
-	tap_ok(total_line("[xoload runtime] ", "/xoload") && total_line("[xoload runtime] ", "/xoaudit.so") &&
-	       total_line("[xoload runtime] ", "/libc.so.6"),
-	       "xoload's runtime (its image, the audit module and its libc) is scanned");
+	tap_ok(total_line("[xoload runtime] ", "/xoload") && total_line("[xoload runtime] ", "/xoaudit.so"),
+	       "xoload's runtime (its image and the audit module, which has no libc) is scanned");
 
 	/* --plan --scan: PROG and ld.so only, nothing runs (and it is faster under TCG). */
 	st = run((char *[]){ XOLOAD, "--plan", "--scan=tsv", HELLO, NULL });

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/* rt/report.c - the --report lines without libc (see report.h). */
+#include "report.h"
+#include "str.h"
+#include "sys.h"
+
+static void put_c(struct rt_line *l, char c)
+{
+	if (l->n < sizeof(l->b) - 1)
+		l->b[l->n++] = c;
+}
+
+void rt_put(struct rt_line *l, const char *s)
+{
+	while (*s)
+		put_c(l, *s++);
+}
+
+void rt_put_hex(struct rt_line *l, uint64_t v)
+{
+	char d[16];
+	int k = 0;
+
+	do
+		d[k++] = "0123456789abcdef"[v & 15];
+	while (v >>= 4);
+	while (k)
+		put_c(l, d[--k]);
+}
+
+void rt_put_dec(struct rt_line *l, uint64_t v)
+{
+	char d[20];
+	int k = 0;
+
+	do
+		d[k++] = (char)('0' + v % 10);
+	while (v /= 10);
+	while (k)
+		put_c(l, d[--k]);
+}
+
+void rt_put_json(struct rt_line *l, const char *s)
+{
+	put_c(l, '"');
+	/* Bytes >= 0x80 go out as they are: paths are bytes, JSON wants UTF-8. */
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			put_c(l, '\\');
+			put_c(l, (char)c);
+		} else if (c < 0x20) {
+			rt_put(l, "\\u00");
+			put_c(l, "0123456789abcdef"[c >> 4]);
+			put_c(l, "0123456789abcdef"[c & 15]);
+		} else {
+			put_c(l, (char)c);
+		}
+	}
+	put_c(l, '"');
+}
+
+void rt_put_safe(struct rt_line *l, const char *s)
+{
+	for (; *s; s++)
+		put_c(l, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+}
+
+void rt_flush(struct rt_line *l)
+{
+	l->b[l->n++] = '\n';
+	(void)rt_write(2, l->b, l->n);
+	l->n = 0;
+}
+
+void rt_report_plan(const char *obj, const struct plan *p, uint64_t bias, enum report_fmt fmt)
+{
+	static struct rt_line l;
+	int i;
+
+	for (i = 0; i < p->n; i++) {
+		const struct plan_range *r = &p->r[i];
+
+		l.n = 0;
+		if (fmt == REPORT_JSON) {
+			rt_put(&l, "{\"object\":");
+			rt_put_json(&l, obj);
+			rt_put(&l, ",\"start\":");
+			rt_put_dec(&l, r->start + bias);
+			rt_put(&l, ",\"end\":");
+			rt_put_dec(&l, r->end + bias);
+			rt_put(&l, r->xo ? ",\"xo\":true,\"why\":" : ",\"xo\":false,\"why\":");
+			rt_put_json(&l, r->why);
+			if (r->sect[0]) {
+				/* Data in text: which section, where in it and how much. */
+				rt_put(&l, ",\"section\":");
+				rt_put_json(&l, r->sect);
+				rt_put(&l, ",\"offset\":");
+				rt_put_dec(&l, r->soff);
+				rt_put(&l, ",\"size\":");
+				rt_put_dec(&l, r->ssize);
+			}
+			rt_put(&l, "}");
+		} else if (fmt == REPORT_TSV) {
+			rt_put(&l, obj);
+			rt_put(&l, "\t");
+			rt_put_hex(&l, r->start + bias);
+			rt_put(&l, "\t");
+			rt_put_hex(&l, r->end + bias);
+			rt_put(&l, r->xo ? "\txo\t" : "\treadable\t");
+			rt_put(&l, r->why);
+			if (r->sect[0]) {
+				rt_put(&l, "\t");
+				rt_put(&l, r->sect);
+				rt_put(&l, "\t");
+				rt_put_hex(&l, r->soff);
+				rt_put(&l, "\t");
+				rt_put_dec(&l, r->ssize);
+			}
+		} else {
+			rt_put(&l, "xoload: ");
+			rt_put(&l, obj);
+			rt_put(&l, " 0x");
+			rt_put_hex(&l, r->start + bias);
+			rt_put(&l, "-0x");
+			rt_put_hex(&l, r->end + bias);
+			rt_put(&l, r->xo ? " xo " : " readable ");
+			rt_put(&l, r->why);
+			if (r->sect[0]) {
+				rt_put(&l, " (");
+				rt_put(&l, r->sect);
+				rt_put(&l, "+0x");
+				rt_put_hex(&l, r->soff);
+				rt_put(&l, ", ");
+				rt_put_dec(&l, r->ssize);
+				rt_put(&l, " bytes)");
+			}
+		}
+		rt_flush(&l);
+	}
+}
+
+void rt_report_json_note(const char *obj, const char *why)
+{
+	static struct rt_line l;
+
+	l.n = 0;
+	rt_put(&l, "{\"object\":");
+	rt_put_json(&l, obj);
+	rt_put(&l, ",\"xo\":false,\"why\":");
+	rt_put_json(&l, why);
+	rt_put(&l, "}");
+	rt_flush(&l);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rt/report.h - the --report lines, formatted without libc: the one
+ * implementation, used by xoload (report.c) and by the freestanding audit
+ * module.  Each line is written with one write(2) to fd 2.
+ *   human: "xoload: OBJECT 0xSTART-0xEND xo|readable WHY"
+ *   tsv:   "OBJECT\tSTART\tEND\txo|readable\tWHY" (hex without 0x)
+ *   json:  {"object":"OBJECT","start":START,"end":END,"xo":true|false,"why":"WHY"}
+ */
+#ifndef XOLOADER_RT_REPORT_H
+#define XOLOADER_RT_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../elfplan.h"
+
+enum report_fmt { REPORT_HUMAN, REPORT_TSV, REPORT_JSON };
+
+/* A line being built in a fixed buffer; overlong lines are cut, never overrun. */
+struct rt_line { char b[3 * 4096 + 512]; size_t n; };
+
+void rt_put(struct rt_line *l, const char *s);
+void rt_put_hex(struct rt_line *l, uint64_t v);
+void rt_put_dec(struct rt_line *l, uint64_t v);
+/* @s as a JSON string: quoted, '"' '\\' and control characters escaped. */
+void rt_put_json(struct rt_line *l, const char *s);
+/* @s with control characters as '?': one line, whatever a path holds. */
+void rt_put_safe(struct rt_line *l, const char *s);
+/* Write the line (plus a newline) to fd 2 and empty it. */
+void rt_flush(struct rt_line *l);
+
+/* The report lines of @p (link-time addresses + @bias) for object @obj. */
+void rt_report_plan(const char *obj, const struct plan *p, uint64_t bias, enum report_fmt fmt);
+/* {"object":"OBJECT","xo":false,"why":"WHY"} for what has no plan (the vDSO). */
+void rt_report_json_note(const char *obj, const char *why);
+
+#endif

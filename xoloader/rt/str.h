@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rt/str.h - the few string functions of the freestanding run-time code.
+ * Named rt_* so that the host programs that link the same code with a
+ * libc (tests/host/xoload_plandiff.sh) see no clash.
+ */
+#ifndef XOLOADER_RT_STR_H
+#define XOLOADER_RT_STR_H
+
+#include <stddef.h>
+
+static inline size_t rt_strlen(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n])
+		n++;
+	return n;
+}
+
+static inline int rt_strcmp(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return (unsigned char)*a - (unsigned char)*b;
+}
+
+static inline int rt_strncmp(const char *a, const char *b, size_t n)
+{
+	for (; n; n--, a++, b++)
+		if (*a != *b || !*a)
+			return (unsigned char)*a - (unsigned char)*b;
+	return 0;
+}
+
+static inline void rt_memzero(void *p, size_t n)
+{
+	volatile char *c = p;	/* volatile: no call to memset from the compiler */
+
+	while (n--)
+		*c++ = 0;
+}
+
+/* @src into @dst[@len] like snprintf("%s"): truncated, always terminated. */
+static inline void rt_strlcpy(char *dst, const char *src, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len && src[i]; i++)
+		dst[i] = src[i];
+	if (len)
+		dst[i] = 0;
+}
+
+#endif
