@@ -246,8 +246,9 @@ static void test_exec_seize(void)
 	close(pid_pipe[1]);
 	close(go_pipe[0]);
 	close(exec_pipe[1]);
-	if (!tap_ok(v > 0 && read(pid_pipe[0], &c, sizeof(c)) == sizeof(c) && c > 0,
-		    "setup: victim V %d started a CLONE_VM child C %d", (int)v, (int)c))
+	if (v < 0 || read(pid_pipe[0], &c, sizeof(c)) != sizeof(c))
+		c = -1;
+	if (!tap_ok(v > 0 && c > 0, "setup: victim V %d started a CLONE_VM child C %d", (int)v, (int)c))
 		goto out;
 	fd = open_mem(c);
 	r = fd < 0 ? -errno : mem_pread(fd, xo_page, buf, sizeof(buf));
@@ -257,8 +258,8 @@ static void test_exec_seize(void)
 		tap_ok(false, "setup: C execs /bin/sleep");
 		goto out;
 	}
-	if (!tap_ok(ptrace(PTRACE_SEIZE, c, NULL, NULL) == 0, "setup: X PTRACE_SEIZEs C, now running sleep (%s)",
-		    errname(errno)))
+	r = ptrace(PTRACE_SEIZE, c, NULL, NULL) ? -errno : 0;
+	if (!tap_ok(r == 0, "setup: X PTRACE_SEIZEs C, now running sleep (%s)", errname((int)-r)))
 		goto out;
 	r = mem_pread(fd, xo_page, buf, sizeof(buf));
 	tap_ok(r == -EIO,
@@ -268,7 +269,8 @@ static void test_exec_seize(void)
 	kill(c, SIGKILL);
 	waitpid(c, &st, __WALL);
 	c = -1;
-	if (tap_ok(ptrace(PTRACE_SEIZE, v, NULL, NULL) == 0, "setup: X PTRACE_SEIZEs V (%s)", errname(errno))) {
+	r = ptrace(PTRACE_SEIZE, v, NULL, NULL) ? -errno : 0;
+	if (tap_ok(r == 0, "setup: X PTRACE_SEIZEs V (%s)", errname((int)-r))) {
 		r = mem_pread(fd, xo_page, buf, sizeof(buf));
 		tap_ok(r == (ssize_t)sizeof(code) && !memcmp(buf, code, sizeof(code)),
 		       "X, tracer of V whose mm the fd holds, reads V's execute-only code through it (got %s)",
