@@ -28,6 +28,11 @@
  *    program's (a JIT's), by mmap() and by mprotect() alike: readable
  *    (r-xs), key 0; a memfd is a file: its PROT_READ|PROT_EXEC mappings,
  *    by mmap() and by mprotect(), are execute-only;
+ *  - the rule is per VMA: one mprotect(PROT_READ|PROT_EXEC) over a file
+ *    page and an anonymous page, in either order, makes only the file page
+ *    execute-only (do_mprotect_pkey() changes prot per VMA and resets it
+ *    at the end of each step; a rule that escaped that reset would make
+ *    the anonymous page execute-only too);
  *  - a dynamically linked probe exec'd with the flag (and with every key
  *    opened by WRPKRU before the execve) starts with the default PKRU and
  *    has main, ld.so, libc and a dlopen()ed library execute-only, the vDSO
@@ -326,6 +331,36 @@ static void test_shared(void)
 	close(mfd);
 }
 
+/*
+ * One mprotect(PROT_READ|PROT_EXEC) over two VMAs, a file page and an
+ * anonymous page, in both orders: the rule is decided per VMA, so what it
+ * does to the file page must not carry over to the anonymous one.
+ */
+static void test_span(void)
+{
+	size_t ps = page_size();
+
+	for (int file_first = 1; file_first >= 0; file_first--) {
+		const char *order = file_first ? "file page, then anonymous page" : "anonymous page, then file page";
+		unsigned char *two = mmap(NULL, 2 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		unsigned char *file = two + (file_first ? 0 : ps), *anon = two + (file_first ? ps : 0);
+		char what[160];
+
+		/* the file goes over one of the two anonymous pages */
+		if (!tap_ok(two != MAP_FAILED && mmap(file, ps, PROT_READ, MAP_PRIVATE | MAP_FIXED, self_fd, 0) == file,
+			    "setup: %s, adjacent", order))
+			continue;
+		memcpy(anon, "\177ELF", 4);
+		tap_ok(mprotect(two, 2 * ps, PROT_READ | PROT_EXEC) == 0, "one mprotect(PROT_READ|PROT_EXEC) over %s",
+		       order);
+		snprintf(what, sizeof(what), "%s: the file page", order);
+		want_xo(what, file);
+		snprintf(what, sizeof(what), "%s: the anonymous page", order);
+		want_readable(what, anon, 0);
+		munmap(two, 2 * ps);
+	}
+}
+
 static void test_rule(void)
 {
 	unsigned char *anon = (unsigned char *)map_anon_page();
@@ -373,6 +408,8 @@ static void test_rule(void)
 	want_xo("file PROT_READ, then mprotect PROT_READ|PROT_EXEC", p);
 	tap_ok(p && mprotect(p, page_size(), PROT_READ) == 0, "mprotect(that page, PROT_READ)");
 	want_readable("asking for PROT_READ explicitly afterwards", p, 0);
+
+	test_span();
 
 	k = pkey_alloc(0, 0);
 	p = map_self(PROT_READ);
