@@ -51,6 +51,23 @@ int smaps_pkey(const void *addr)
 	return (int)smaps_field(addr, "ProtectionKey");
 }
 
+const char *maps_perms(const void *addr)
+{
+	static __thread char perms[5];
+	char line[512];
+	unsigned long lo, hi, a = (unsigned long)addr;
+	bool found = false;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) == 3 && lo <= a && a < hi;
+	if (f)
+		fclose(f);
+	if (!found)
+		perms[0] = 0;
+	return perms;
+}
+
 int proc_status_int(pid_t pid, const char *field)
 {
 	char path[64], line[256];

@@ -16,6 +16,8 @@ char *map_anon_page(void);
 int smaps_pkey(const void *addr);
 /* A numeric "Field:" (kB for sizes) of the smaps entry holding @addr; -1 if none. */
 long smaps_field(const void *addr, const char *field);
+/* The perms column ("r-xp") of the /proc/self/maps line holding @addr; "" if none. */
+const char *maps_perms(const void *addr);
 /* The number in the "@field:" line of /proc/@pid/status, or -1. */
 int proc_status_int(pid_t pid, const char *field);
 
