@@ -6,9 +6,10 @@
  * Proves, per mapping kind:
  *  - write(2) from, read(2) into and futex(FUTEX_WAIT) on the code fail
  *    EFAULT: the kernel's user accesses obey the caller's PKRU;
- *  - pread() of /proc/self/mem at the code fails EACCES where the VMA has
- *    the execute-only key (the xonly hardening: stock kernels return the
- *    bytes), and a read from the page below that crosses into the code
+ *  - pread() of /proc/self/mem at the code fails EIO where the VMA has
+ *    the execute-only key (series v2, patch 0007: a forced read of such a
+ *    VMA is for a tracer of a task using that mm only; stock kernels return
+ *    the bytes, v1 failed EACCES), and a read from the page below that crosses into the code
  *    returns only the bytes before it; a pkey kind is no execute-only-key
  *    VMA, so there the bytes come back (pkeys alone do not cover FOLL_FORCE);
  *  - process_vm_readv() of its own code fails EFAULT where the VMA has no
@@ -47,7 +48,7 @@ static const char *result(ssize_t r, int err, const void *buf, size_t want)
 
 static const char *procmem_want(const struct xomap *m)
 {
-	return m->kind->xo_key ? "EACCES" : "bytes";
+	return m->kind->xo_key ? "EIO" : "bytes";
 }
 
 static const char *vm_readv_want(const struct xomap *m)
@@ -187,7 +188,7 @@ static void check_child_reads(const struct xomap *m)
 		    k->name, st))
 		goto out;
 	/*
-	 * Without this an EACCES below could come from ptrace access checks
+	 * Without this a refusal below could come from ptrace access checks
 	 * (Yama, dumpable) rather than from the execute-only rule.
 	 */
 	tap_ok(v->ctl_r == PROBE && v->ctl_buf[0] == 0x5a && v->ctl_buf[PROBE - 1] == 0x5a,
