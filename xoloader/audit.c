@@ -87,7 +87,7 @@ static void protect(const char *path, uint64_t bias, const char *tag)
 	}
 }
 
-/* xoscan sits in ../bin/ relative to this module, like xoload. */
+/* xoscan sits at XO_XOSCAN_FROM_AUDIT relative to this module (xoload.h). */
 static void find_xoscan(void)
 {
 	Dl_info di;
@@ -101,7 +101,7 @@ static void find_xoscan(void)
 		xoscan[0] = 0;
 		return;
 	}
-	snprintf(s, sizeof(xoscan) - (size_t)(s - xoscan), "/../bin/xoscan");
+	snprintf(s, sizeof(xoscan) - (size_t)(s - xoscan), "/" XO_XOSCAN_FROM_AUDIT);
 	if (access(xoscan, X_OK)) {
 		say(xoscan, ": not found: --scan skips the libraries");
 		xoscan[0] = 0;
@@ -135,7 +135,7 @@ static void reexec_under_xoload(void)
 	s = strrchr(xo, '/');
 	if (!s)
 		return;
-	snprintf(s, sizeof(xo) - (size_t)(s - xo), "/../bin/xoload");
+	snprintf(s, sizeof(xo) - (size_t)(s - xo), "/" XO_XOLOAD_FROM_AUDIT);
 	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
