@@ -17,7 +17,7 @@ LDFLAGS := -static -pthread
 
 .DEFAULT_GOAL := help
 .PHONY: help deps guest host-tools kernel initramfs check check-all check-host demo shell bench fuzz \
-        checkpatch series-build clean
+        checkpatch series-build clean install uninstall install-list deb FORCE
 
 help:
 	@echo 'xonly: execute-only memory for Linux x86-64 (see README.md)'
@@ -34,10 +34,14 @@ help:
 	@echo '  make guest        only build the guest programs into $(BUILD)/guest'
 	@echo '  make checkpatch   run checkpatch.pl --strict on every patch of the series'
 	@echo '  make series-build build each kernel of KVERS after each patch of the series in turn'
+	@echo '  make install      install the user-space tools under DESTDIR/PREFIX (PREFIX=$(PREFIX))'
+	@echo '  make uninstall    remove what make install installed'
+	@echo '  make deb          a Debian binary package of the user-space tools, checked with lintian'
 	@echo '  make clean        remove $(BUILD) (the kernel cache stays; see README.md)'
 	@echo
 	@echo 'variables: KVER=6.1|6.12  PATCHES=kernel/patches|none  KSRC=tree-or-tarball'
 	@echo '           T=pattern (run only tests whose path matches)'
+	@echo '           PREFIX DESTDIR BINDIR LIBDIR LIBEXECDIR MANDIR INCLUDEDIR (make install)'
 
 deps:
 	@scripts/deps
@@ -195,7 +199,14 @@ $(XO_FUZZ): xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c xoloader
 	$(CC) $(XO_CFLAGS) -o $@ xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c \
 		xoloader/elfplan.c xoloader/report.c -lelf
 
-host-tools: $(XO_FUZZ)
+# xosurvey (xoloader/survey.c): elfplan over every ELF object under some
+# directories, on the host (make bench runs it on /usr).
+XO_SURVEY  := $(BUILD)/host/xosurvey
+$(XO_SURVEY): xoloader/survey.c xoloader/elfplan.c xoloader/report.c $(XO_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) -o $@ xoloader/survey.c xoloader/elfplan.c xoloader/report.c -lelf
+
+host-tools: $(XO_FUZZ) $(XO_SURVEY)
 
 # The long run: the real xoload binary executed for each mutant (-x), xoscan
 # on every 4th.  Failures are saved under build/fuzz-failures/.
@@ -234,6 +245,78 @@ $(BUILD)/guest/tests/harness/%: tests/harness/%.sh
 
 # --- make guest: every program of the VM image, from the lists above ---------
 guest: $(TEST_BIN) $(DEMO_BIN) $(JIT_BIN) $(XO_GUEST) $(XO_BENCH) $(KERN_HELPERS) $(HARNESS)
+
+# --- make install, make uninstall (GNU conventions) -------------------------------
+# Every directory can be overridden; DESTDIR is prepended to each at install
+# time only (staged installs, packages).  xoload and its audit module find
+# each other and xoscan by relative paths (xoloader/xoload.h), so they are
+# built again for the layout below into $(BUILD)/inst/: paths.h holds the
+# relative paths and changes (rebuilding them) only when the layout does.
+PREFIX      ?= /usr/local
+EXEC_PREFIX ?= $(PREFIX)
+BINDIR      ?= $(EXEC_PREFIX)/bin
+LIBDIR      ?= $(EXEC_PREFIX)/lib
+LIBEXECDIR  ?= $(EXEC_PREFIX)/libexec
+DATAROOTDIR ?= $(PREFIX)/share
+MANDIR      ?= $(DATAROOTDIR)/man
+INCLUDEDIR  ?= $(PREFIX)/include
+DESTDIR     ?=
+XO_MODDIR   := $(LIBDIR)/xonly
+INST        := $(BUILD)/inst
+
+# THE list of installed files, one a line: MODE SOURCE DESTINATION.  MODE is
+# an octal mode for `install -m`, or "link" for a symlink DESTINATION ->
+# SOURCE (SOURCE relative to DESTINATION's directory).  install, uninstall,
+# `make install-list` (tests/host/install.sh) and `make deb` all read it.
+INSTALL_TABLE := \
+  755  $(INST)/xoload                $(BINDIR)/xoload \
+  755  $(BUILD)/guest/bin/xoscan     $(BINDIR)/xoscan \
+  755  $(BUILD)/host/xosurvey        $(BINDIR)/xosurvey \
+  755  $(BUILD)/guest/bin/jit-demo   $(BINDIR)/jit-demo \
+  644  $(INST)/xoaudit.so            $(XO_MODDIR)/xoaudit.so \
+  644  kernel/include/xonly/uapi.h   $(INCLUDEDIR)/xonly/uapi.h \
+  644  xoloader/xoload.1             $(MANDIR)/man1/xoload.1 \
+  644  xoloader/xoscan.1             $(MANDIR)/man1/xoscan.1 \
+  644  xoloader/xosurvey.1           $(MANDIR)/man1/xosurvey.1 \
+  644  jit-demo/jit-demo.1           $(MANDIR)/man1/jit-demo.1 \
+  644  man/pkey_get.2                $(MANDIR)/man2/pkey_get.2 \
+  link pkey_get.2                    $(MANDIR)/man2/pkey_set.2 \
+  644  man/xonly.7                   $(MANDIR)/man7/xonly.7
+# The SOURCEs of the table's file rows (every third word from the second).
+install_srcs = $(if $(1),$(if $(filter link,$(word 1,$(1))),,$(word 2,$(1))) \
+               $(call install_srcs,$(wordlist 4,$(words $(1)),$(1))))
+INSTALL_SRC := $(call install_srcs,$(INSTALL_TABLE))
+MAN_PAGES   := $(filter %.1 %.2 %.7,$(INSTALL_SRC))
+# The relative path from directory $(1) to file $(2).
+relpath = $(shell realpath -m --relative-to='$(1)' '$(2)')
+
+$(INST)/paths.h: FORCE
+	@mkdir -p $(@D)
+	@{ echo '#define XO_AUDIT_FROM_XOLOAD "$(call relpath,$(BINDIR),$(XO_MODDIR)/xoaudit.so)"'; \
+	   echo '#define XO_XOSCAN_FROM_XOLOAD "$(call relpath,$(BINDIR),$(BINDIR)/xoscan)"'; \
+	   echo '#define XO_XOLOAD_FROM_AUDIT "$(call relpath,$(XO_MODDIR),$(BINDIR)/xoload)"'; \
+	   echo '#define XO_XOSCAN_FROM_AUDIT "$(call relpath,$(XO_MODDIR),$(BINDIR)/xoscan)"'; \
+	   echo '#define XOLOAD_AUDIT_DEFAULT "$(XO_MODDIR)/xoaudit.so"'; \
+	   echo '#define XOLOAD_XOSCAN_DEFAULT "$(BINDIR)/xoscan"'; } >$@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+$(INST)/xoload: $(XO_LOADER) $(XO_HDRS) $(INST)/paths.h
+	$(CC) $(XO_CFLAGS) -include $(INST)/paths.h -static-pie -o $@ $(XO_LOADER) -lelf -lz
+
+$(INST)/xoaudit.so: $(XO_AUDIT) $(XO_HDRS) $(INST)/paths.h
+	$(CC) $(XO_CFLAGS) -include $(INST)/paths.h -shared -fPIC -o $@ $(XO_AUDIT) -lelf
+
+install: $(INSTALL_SRC)
+	@scripts/install-files install '$(DESTDIR)' $(INSTALL_TABLE)
+
+uninstall:
+	@scripts/install-files uninstall '$(DESTDIR)' $(INSTALL_TABLE)
+
+# The table as installed: "MODE DESTINATION" lines (link rows: "link DEST -> SRC").
+install-list:
+	@scripts/install-files list '$(DESTDIR)' $(INSTALL_TABLE)
+
+FORCE:
 
 # --- kernel, image, VM -----------------------------------------------------------
 kernel: deps
