@@ -101,7 +101,7 @@ int elfplan_build(int fd, size_t ps, struct plan *p)
 	GElf_Phdr phs[64];
 	GElf_Ehdr eh;
 	Elf_Scn *scn = NULL;
-	size_t phnum, shstrndx, ns = 0, i;
+	size_t phnum, shstrndx, shnum, ns = 0, i;
 	bool have_shdrs;
 	Elf *e;
 	int ret = -1;
@@ -129,7 +129,12 @@ int elfplan_build(int fd, size_t ps, struct plan *p)
 		if (phs[i].p_type == PT_DYNAMIC && has_textrel(e, &phs[i]))
 			p->textrel = true;
 	}
-	have_shdrs = !elf_getshdrstrndx(e, &shstrndx);
+	/*
+	 * e_shnum 0 is no section headers, even though elf_getshdrstrndx()
+	 * succeeds then (with SHN_UNDEF): without sections every page would
+	 * look like padding, and padding may be execute-only.
+	 */
+	have_shdrs = !elf_getshdrstrndx(e, &shstrndx) && !elf_getshdrnum(e, &shnum) && shnum > 1;
 	while (have_shdrs && (scn = elf_nextscn(e, scn)) && ns < sizeof(sects) / sizeof(sects[0])) {
 		GElf_Shdr sh;
 
