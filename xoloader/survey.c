@@ -615,8 +615,9 @@ static int draw_svg(const char *svg, const struct shared *sh, const struct total
 		"set boxwidth 0.8\n"
 		"set xrange [-0.6:10.6]\n"
 		"set yrange [0:*]\n"
-		"set xtics ('0-10%%' 0, '10-20%%' 1, '20-30%%' 2, '30-40%%' 3, '40-50%%' 4, '50-60%%' 5,"
-		" '60-70%%' 6, '70-80%%' 7, '80-90%%' 8, '90-<100%%' 9, '100%%' 10) rotate by -30\n"
+		/* tic labels are formats too: a percent sign is %% for gnuplot */
+		"set xtics ('0-10%%%%' 0, '10-20%%%%' 1, '20-30%%%%' 2, '30-40%%%%' 3, '40-50%%%%' 4, '50-60%%%%' 5,"
+		" '60-70%%%%' 6, '70-80%%%%' 7, '80-90%%%%' 8, '90-<100%%%%' 9, '100%%%%' 10) rotate by -30\n"
 		"set grid ytics\n"
 		"plot '%s' using 1:2 with boxes notitle, '' using 1:2:2 with labels offset 0,0.7 notitle\n",
 		qsvg, t->planned, pct(t->xo, t->exec), dat);
