@@ -262,7 +262,7 @@ MANDIR      ?= $(DATAROOTDIR)/man
 INCLUDEDIR  ?= $(PREFIX)/include
 DESTDIR     ?=
 XO_MODDIR   := $(LIBDIR)/xonly
-INST        := $(BUILD)/inst
+INST        ?= $(BUILD)/inst
 
 # THE list of installed files, one a line: MODE SOURCE DESTINATION.  MODE is
 # an octal mode for `install -m`, or "link" for a symlink DESTINATION ->
@@ -280,7 +280,7 @@ INSTALL_TABLE := \
   644  xoloader/xosurvey.1           $(MANDIR)/man1/xosurvey.1 \
   644  jit-demo/jit-demo.1           $(MANDIR)/man1/jit-demo.1 \
   644  man/pkey_get.2                $(MANDIR)/man2/pkey_get.2 \
-  link pkey_get.2                    $(MANDIR)/man2/pkey_set.2 \
+  644  man/pkey_set.2                $(MANDIR)/man2/pkey_set.2 \
   644  man/xonly.7                   $(MANDIR)/man7/xonly.7
 # The SOURCEs of the table's file rows (every third word from the second).
 install_srcs = $(if $(1),$(if $(filter link,$(word 1,$(1))),,$(word 2,$(1))) \
@@ -305,6 +305,10 @@ $(INST)/xoload: $(XO_LOADER) $(XO_HDRS) $(INST)/paths.h
 
 $(INST)/xoaudit.so: $(XO_AUDIT) $(XO_HDRS) $(INST)/paths.h
 	$(CC) $(XO_CFLAGS) -include $(INST)/paths.h -shared -fPIC -o $@ $(XO_AUDIT) -lelf
+
+# make check-host installs into a temporary DESTDIR (tests/host/install.sh):
+# what it installs is built beforehand.
+host-tools: $(INSTALL_SRC)
 
 install: $(INSTALL_SRC)
 	@scripts/install-files install '$(DESTDIR)' $(INSTALL_TABLE)
