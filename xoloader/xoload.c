@@ -72,7 +72,7 @@ static const char usage[] =
 "  --no-inherit          programs PROG execs run normally (default: they are\n"
 "                        run under xoload again, see xoload(1))\n"
 "  --kernel              let the kernel do it: set the xonly exec mode\n"
-"                        (prctl PR_SET_XONLY, kernel/patches 0006-0008) and\n"
+"                        (prctl PR_SET_XONLY, see xonly(7)) and\n"
 "                        execve PROG; every file-backed PROT_READ|PROT_EXEC\n"
 "                        mapping, PROG's, ld.so's and each library's, is then\n"
 "                        execute-only, and so are all descendants (the flag\n"
@@ -331,7 +331,7 @@ static void __attribute__((noreturn)) run_kernel_mode(char **argv, char **envp)
 
 	if (prctl(XONLY_PR_SET_XONLY, 1, 0, 0, 0)) {
 		snprintf(err, sizeof(err),
-			 "--kernel: this kernel has no xonly exec mode (prctl(PR_SET_XONLY): %s); it needs kernel/patches 0006-0008",
+			 "--kernel: prctl(PR_SET_XONLY): %s (EINVAL: this kernel has no xonly exec mode, see xonly(7))",
 			 strerror(errno));
 		die(126, err);
 	}
