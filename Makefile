@@ -204,7 +204,8 @@ $(XO_FUZZ): xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c xoloader
 XO_SURVEY  := $(BUILD)/host/xosurvey
 $(XO_SURVEY): xoloader/survey.c xoloader/elfplan.c xoloader/report.c $(XO_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) -o $@ xoloader/survey.c xoloader/elfplan.c xoloader/report.c -lelf
+	$(CC) $(XO_CFLAGS) -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wl,-z,relro,-z,now -o $@ \
+		xoloader/survey.c xoloader/elfplan.c xoloader/report.c -lelf
 
 host-tools: $(XO_FUZZ) $(XO_SURVEY)
 
@@ -243,9 +244,6 @@ $(BUILD)/guest/tests/harness/%: tests/harness/%.sh
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
-# --- make guest: every program of the VM image, from the lists above ---------
-guest: $(TEST_BIN) $(DEMO_BIN) $(JIT_BIN) $(XO_GUEST) $(XO_BENCH) $(KERN_HELPERS) $(HARNESS)
-
 # --- make install, make uninstall (GNU conventions) -------------------------------
 # Every directory can be overridden; DESTDIR is prepended to each at install
 # time only (staged installs, packages).  xoload and its audit module find
@@ -272,7 +270,7 @@ INSTALL_TABLE := \
   755  $(INST)/xoload                $(BINDIR)/xoload \
   755  $(BUILD)/guest/bin/xoscan     $(BINDIR)/xoscan \
   755  $(BUILD)/host/xosurvey        $(BINDIR)/xosurvey \
-  755  $(BUILD)/guest/bin/jit-demo   $(BINDIR)/jit-demo \
+  755  $(INST)/jit-demo              $(BINDIR)/jit-demo \
   644  $(INST)/xoaudit.so            $(XO_MODDIR)/xoaudit.so \
   644  kernel/include/xonly/uapi.h   $(INCLUDEDIR)/xonly/uapi.h \
   644  xoloader/xoload.1             $(MANDIR)/man1/xoload.1 \
@@ -300,11 +298,23 @@ $(INST)/paths.h: FORCE
 	   echo '#define XOLOAD_XOSCAN_DEFAULT "$(BINDIR)/xoscan"'; } >$@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
+# Installed builds get Debian's hardening flags (dpkg-buildflags).
+HARDEN_CFLAGS  := -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+HARDEN_LDFLAGS := -Wl,-z,relro,-z,now
+
 $(INST)/xoload: $(XO_LOADER) $(XO_HDRS) $(INST)/paths.h
-	$(CC) $(XO_CFLAGS) -include $(INST)/paths.h -static-pie -o $@ $(XO_LOADER) -lelf -lz
+	$(CC) $(XO_CFLAGS) $(HARDEN_CFLAGS) -include $(INST)/paths.h -static-pie $(HARDEN_LDFLAGS) -o $@ \
+		$(XO_LOADER) -lelf -lz
 
 $(INST)/xoaudit.so: $(XO_AUDIT) $(XO_HDRS) $(INST)/paths.h
-	$(CC) $(XO_CFLAGS) -include $(INST)/paths.h -shared -fPIC -o $@ $(XO_AUDIT) -lelf
+	$(CC) $(XO_CFLAGS) $(HARDEN_CFLAGS) -include $(INST)/paths.h -shared -fPIC $(HARDEN_LDFLAGS) -o $@ \
+		$(XO_AUDIT) -lelf
+
+# Installed, jit-demo links capstone dynamically (libcapstone4); the VM
+# image's copy is static, as every guest program.
+$(INST)/jit-demo: $(BUILD)/obj/jit-demo/main.o $(GUEST_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(HARDEN_LDFLAGS) -o $@ $^ -pthread -lcapstone
 
 # make check-host installs into a temporary DESTDIR (tests/host/install.sh):
 # what it installs is built beforehand.
@@ -320,7 +330,43 @@ uninstall:
 install-list:
 	@scripts/install-files list '$(DESTDIR)' $(INSTALL_TABLE)
 
+# --- make deb: a Debian binary package of the same files ------------------------
+# make install PREFIX=/usr into $(DEB_ROOT) (xoload and its module built for
+# that layout in $(BUILD)/inst-deb), then scripts/mkdeb: stripped binaries,
+# compressed man pages, /usr/share/doc, DEBIAN/control with dpkg-shlibdeps'
+# Depends.  `make deb` also runs lintian on it (errors and warnings fail).
+# The package is part of the VM image too (build/guest/deb/, unpacked at /
+# by scripts/mkinitramfs): tests/deb/installed.sh runs the installed tools.
+DEB_VERSION := $(shell awk 'NR == 1 { gsub(/[()]/, "", $$2); print $$2 }' packaging/debian/changelog)
+DEB_NAME    := xonly-tools_$(DEB_VERSION)_amd64.deb
+DEB         := $(BUILD)/deb/$(DEB_NAME)
+DEB_ROOT    := $(BUILD)/deb/root
+DEB_GUEST   := $(BUILD)/guest/deb/$(DEB_NAME)
+DEB_TESTS   := $(patsubst tests/deb/%.sh,$(BUILD)/guest/tests/deb/%,$(wildcard tests/deb/*.sh))
+
+$(DEB): $(filter $(BUILD)/guest/% $(BUILD)/host/% $(BUILD)/obj/%,$(INSTALL_SRC) $(GUEST_LIBS) $(BUILD)/obj/jit-demo/main.o) $(wildcard packaging/debian/*) scripts/mkdeb FORCE
+	@rm -rf $(DEB_ROOT)
+	@$(MAKE) --no-print-directory install PREFIX=/usr INST=$(BUILD)/inst-deb DESTDIR=$(CURDIR)/$(DEB_ROOT) >/dev/null
+	@scripts/mkdeb --root $(DEB_ROOT) --version $(DEB_VERSION) -o $@
+
+$(DEB_GUEST): $(DEB)
+	@mkdir -p $(@D)
+	@rm -f $(@D)/*.deb
+	cp $< $@
+
+$(BUILD)/guest/tests/deb/%: tests/deb/%.sh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+deb: deps $(DEB)
+	lintian --fail-on error,warning --display-info $(DEB)
+
 FORCE:
+
+# --- make guest: every program of the VM image, from the lists above ---------
+guest: $(TEST_BIN) $(DEMO_BIN) $(JIT_BIN) $(XO_GUEST) $(XO_BENCH) $(KERN_HELPERS) $(HARNESS) \
+       $(DEB_GUEST) $(DEB_TESTS)
+
 
 # --- kernel, image, VM -----------------------------------------------------------
 kernel: deps
