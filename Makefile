@@ -17,7 +17,7 @@ LDFLAGS := -static -pthread
 
 .DEFAULT_GOAL := help
 .PHONY: help deps guest host-tools kernel initramfs check check-all check-host demo shell bench fuzz \
-        checkpatch series-build clean install uninstall install-list deb FORCE
+        checkpatch series-build clean install uninstall install-list deb
 
 help:
 	@echo 'xonly: execute-only memory for Linux x86-64 (see README.md)'
@@ -248,8 +248,8 @@ $(BUILD)/guest/tests/harness/%: tests/harness/%.sh
 # Every directory can be overridden; DESTDIR is prepended to each at install
 # time only (staged installs, packages).  xoload and its audit module find
 # each other and xoscan by relative paths (xoloader/xoload.h), so they are
-# built again for the layout below into $(BUILD)/inst/: paths.h holds the
-# relative paths and changes (rebuilding them) only when the layout does.
+# built again for the layout below into $(BUILD)/inst/LAYOUT/, whose paths.h
+# holds the relative paths (LAYOUT: a hash of BINDIR and the module's dir).
 PREFIX      ?= /usr/local
 EXEC_PREFIX ?= $(PREFIX)
 BINDIR      ?= $(EXEC_PREFIX)/bin
@@ -260,7 +260,10 @@ MANDIR      ?= $(DATAROOTDIR)/man
 INCLUDEDIR  ?= $(PREFIX)/include
 DESTDIR     ?=
 XO_MODDIR   := $(LIBDIR)/xonly
-INST        ?= $(BUILD)/inst
+# One build directory per layout: switching PREFIX back and forth rebuilds
+# nothing that is already built for the layout.
+XO_LAYOUT   := $(shell printf '%s\n' '$(BINDIR)' '$(XO_MODDIR)' | md5sum | cut -c1-12)
+INST        := $(BUILD)/inst/$(XO_LAYOUT)
 
 # THE list of installed files, one a line: MODE SOURCE DESTINATION.  MODE is
 # an octal mode for `install -m`, or "link" for a symlink DESTINATION ->
@@ -288,15 +291,14 @@ MAN_PAGES   := $(filter %.1 %.2 %.7,$(INSTALL_SRC))
 # The relative path from directory $(1) to file $(2).
 relpath = $(shell realpath -m --relative-to='$(1)' '$(2)')
 
-$(INST)/paths.h: FORCE
+$(INST)/paths.h: Makefile
 	@mkdir -p $(@D)
 	@{ echo '#define XO_AUDIT_FROM_XOLOAD "$(call relpath,$(BINDIR),$(XO_MODDIR)/xoaudit.so)"'; \
 	   echo '#define XO_XOSCAN_FROM_XOLOAD "$(call relpath,$(BINDIR),$(BINDIR)/xoscan)"'; \
 	   echo '#define XO_XOLOAD_FROM_AUDIT "$(call relpath,$(XO_MODDIR),$(BINDIR)/xoload)"'; \
 	   echo '#define XO_XOSCAN_FROM_AUDIT "$(call relpath,$(XO_MODDIR),$(BINDIR)/xoscan)"'; \
 	   echo '#define XOLOAD_AUDIT_DEFAULT "$(XO_MODDIR)/xoaudit.so"'; \
-	   echo '#define XOLOAD_XOSCAN_DEFAULT "$(BINDIR)/xoscan"'; } >$@.tmp
-	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+	   echo '#define XOLOAD_XOSCAN_DEFAULT "$(BINDIR)/xoscan"'; } >$@
 
 # Installed builds get Debian's hardening flags (dpkg-buildflags).
 HARDEN_CFLAGS  := -D_FORTIFY_SOURCE=2 -fstack-protector-strong
@@ -332,7 +334,7 @@ install-list:
 
 # --- make deb: a Debian binary package of the same files ------------------------
 # make install PREFIX=/usr into $(DEB_ROOT) (xoload and its module built for
-# that layout in $(BUILD)/inst-deb), then scripts/mkdeb: stripped binaries,
+# that layout in $(BUILD)/inst/), then scripts/mkdeb: stripped binaries,
 # compressed man pages, /usr/share/doc, DEBIAN/control with dpkg-shlibdeps'
 # Depends.  `make deb` also runs lintian on it (errors and warnings fail).
 # The package is part of the VM image too (build/guest/deb/, unpacked at /
@@ -344,9 +346,11 @@ DEB_ROOT    := $(BUILD)/deb/root
 DEB_GUEST   := $(BUILD)/guest/deb/$(DEB_NAME)
 DEB_TESTS   := $(patsubst tests/deb/%.sh,$(BUILD)/guest/tests/deb/%,$(wildcard tests/deb/*.sh))
 
-$(DEB): $(filter $(BUILD)/guest/% $(BUILD)/host/% $(BUILD)/obj/%,$(INSTALL_SRC) $(GUEST_LIBS) $(BUILD)/obj/jit-demo/main.o) $(wildcard packaging/debian/*) scripts/mkdeb FORCE
+# The package's files are built from the same sources as $(INSTALL_SRC),
+# for another layout: when one of these is rebuilt, so is the package.
+$(DEB): $(INSTALL_SRC) $(wildcard packaging/debian/*) scripts/mkdeb scripts/install-files Makefile
 	@rm -rf $(DEB_ROOT)
-	@$(MAKE) --no-print-directory install PREFIX=/usr INST=$(BUILD)/inst-deb DESTDIR=$(CURDIR)/$(DEB_ROOT) >/dev/null
+	@$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR=$(CURDIR)/$(DEB_ROOT) >/dev/null
 	@scripts/mkdeb --root $(DEB_ROOT) --version $(DEB_VERSION) -o $@
 
 $(DEB_GUEST): $(DEB)
@@ -361,7 +365,6 @@ $(BUILD)/guest/tests/deb/%: tests/deb/%.sh
 deb: deps $(DEB)
 	lintian --fail-on error,warning --display-info $(DEB)
 
-FORCE:
 
 # --- make guest: every program of the VM image, from the lists above ---------
 guest: $(TEST_BIN) $(DEMO_BIN) $(JIT_BIN) $(XO_GUEST) $(XO_BENCH) $(KERN_HELPERS) $(HARNESS) \
