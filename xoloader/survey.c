@@ -85,9 +85,10 @@ static const char *const cat_key[NCAT] = {
 };
 
 /*
- * elfplan's reason for a readable range -> its category.  A section name
- * (".rodata", ".eh_frame") is a non-code section in an executable page:
- * data in text, as is any reason that says so.
+ * elfplan's reason for a readable range -> its category.  Besides the
+ * reasons named here, elfplan gives the name of the section that is not
+ * code in the page (".rodata", ".eh_frame", ".nv_fatbin", Go's
+ * "flags_help_cold"): data in text, as is a reason that says so.
  */
 static int reason_category(const char *why)
 {
@@ -99,12 +100,13 @@ static int reason_category(const char *why)
 		return C_TEXTREL;
 	if (!strcmp(why, "no section headers"))
 		return C_NOSHDR;
-	if (why[0] == '.' || strstr(why, "data in text"))
-		return C_DATA;
-	return C_OTHER;
+	/* Whole-object reasons of the FDE rule: nothing tells code from data. */
+	if (!strcmp(why, "too many ranges") || strstr(why, "unparsable"))
+		return C_OTHER;
+	return C_DATA;
 }
 
-#define MAX_REASONS	8
+#define MAX_REASONS	16
 
 enum state { S_TODO, S_STARTED, S_PLANNED, S_SKIPPED, S_FAILED };
 
@@ -131,6 +133,20 @@ static bool walk_failed;
 static const char *xoscan_path;
 static bool do_scan = true;
 
+/* Does @path start with the ELF magic?  (Unreadable: yes, so that the worker reports it.) */
+static bool elf_magic(const char *path)
+{
+	char m[SELFMAG];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	bool yes;
+
+	if (fd < 0)
+		return true;
+	yes = read(fd, m, SELFMAG) != SELFMAG || !memcmp(m, ELFMAG, SELFMAG);
+	close(fd);
+	return yes;
+}
+
 static int walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	(void)ftw;
@@ -139,10 +155,11 @@ static int walk_cb(const char *path, const struct stat *st, int type, struct FTW
 		walk_failed = true;
 		return 0;
 	}
-	/* Smaller than an ELF header: not an object. */
-	if (type != FTW_F || !S_ISREG(st->st_mode) || st->st_size < (off_t)sizeof(Elf64_Ehdr)) {
-		if (type == FTW_F)
-			nonelf_walked++;
+	if (type != FTW_F || !S_ISREG(st->st_mode))
+		return 0;
+	/* Smaller than an ELF header, or no ELF magic: not an object. */
+	if (st->st_size < (off_t)sizeof(Elf64_Ehdr) || !elf_magic(path)) {
+		nonelf_walked++;
 		return 0;
 	}
 	if (nfiles == cap) {
