@@ -27,7 +27,7 @@ help:
 	@echo '  make check-host   only the host-side tests (tests/host/*.sh): no kernel, no VM'
 	@echo '  make demo         boot the VM and run the demo'
 	@echo '  make shell        boot the VM into an interactive shell (exit with: reboot -f)'
-	@echo '  make bench        boot the VM and run the benchmarks (ratios measured side by side)'
+	@echo '  make bench        xosurvey of /usr on the host, then boot the VM and run the benchmarks (ratios side by side)'
 	@echo '  make fuzz         fuzz xoload'"'"'s ELF parsing on the host (FUZZ_N=$(FUZZ_N) mutants, FUZZ_SEED=$(FUZZ_SEED))'
 	@echo '  make kernel       only build (or find cached) the kernel for KVER'
 	@echo '  make initramfs    only build the initramfs for KVER'
@@ -394,7 +394,12 @@ demo: deps guest
 shell: deps guest
 	@scripts/check --patches $(PATCHES) --mode shell $(KVER)
 
-bench: deps guest
+# The survey of /usr runs on the host first (SURVEY_DIRS): how much of this
+# system's code xoload makes execute-only, what stays readable and why.
+SURVEY_DIRS ?= /usr
+bench: deps guest host-tools
+	@echo '--- xosurvey $(SURVEY_DIRS) (host; chart: $(BUILD)/survey.svg) ---'
+	@$(XO_SURVEY) --totals --svg $(BUILD)/survey.svg $(SURVEY_DIRS)
 	@scripts/check --patches $(PATCHES) --mode bench $(KVER)
 
 checkpatch: deps
