@@ -260,9 +260,14 @@ MANDIR      ?= $(DATAROOTDIR)/man
 INCLUDEDIR  ?= $(PREFIX)/include
 DESTDIR     ?=
 XO_MODDIR   := $(LIBDIR)/xonly
+# Where the real xoload and xoscan go: the relative paths below follow.  (A
+# layout with xoload in $(LIBEXECDIR)/xonly and a symlink in BINDIR: set
+# XOLOAD_DIR so, and add a "link" row for $(BINDIR)/xoload to the table.)
+XOLOAD_DIR  := $(BINDIR)
+XOSCAN_DIR  := $(BINDIR)
 # One build directory per layout: switching PREFIX back and forth rebuilds
 # nothing that is already built for the layout.
-XO_LAYOUT   := $(shell printf '%s\n' '$(BINDIR)' '$(XO_MODDIR)' | md5sum | cut -c1-12)
+XO_LAYOUT   := $(shell printf '%s\n' '$(XOLOAD_DIR)' '$(XOSCAN_DIR)' '$(XO_MODDIR)' | md5sum | cut -c1-12)
 INST        := $(BUILD)/inst/$(XO_LAYOUT)
 
 # THE list of installed files, one a line: MODE SOURCE DESTINATION.  MODE is
@@ -270,8 +275,8 @@ INST        := $(BUILD)/inst/$(XO_LAYOUT)
 # SOURCE (SOURCE relative to DESTINATION's directory).  install, uninstall,
 # `make install-list` (tests/host/install.sh) and `make deb` all read it.
 INSTALL_TABLE := \
-  755  $(INST)/xoload                $(BINDIR)/xoload \
-  755  $(BUILD)/guest/bin/xoscan     $(BINDIR)/xoscan \
+  755  $(INST)/xoload                $(XOLOAD_DIR)/xoload \
+  755  $(BUILD)/guest/bin/xoscan     $(XOSCAN_DIR)/xoscan \
   755  $(BUILD)/host/xosurvey        $(BINDIR)/xosurvey \
   755  $(INST)/jit-demo              $(BINDIR)/jit-demo \
   644  $(INST)/xoaudit.so            $(XO_MODDIR)/xoaudit.so \
@@ -293,12 +298,12 @@ relpath = $(shell realpath -m --relative-to='$(1)' '$(2)')
 
 $(INST)/paths.h: Makefile
 	@mkdir -p $(@D)
-	@{ echo '#define XO_AUDIT_FROM_XOLOAD "$(call relpath,$(BINDIR),$(XO_MODDIR)/xoaudit.so)"'; \
-	   echo '#define XO_XOSCAN_FROM_XOLOAD "$(call relpath,$(BINDIR),$(BINDIR)/xoscan)"'; \
-	   echo '#define XO_XOLOAD_FROM_AUDIT "$(call relpath,$(XO_MODDIR),$(BINDIR)/xoload)"'; \
-	   echo '#define XO_XOSCAN_FROM_AUDIT "$(call relpath,$(XO_MODDIR),$(BINDIR)/xoscan)"'; \
+	@{ echo '#define XO_AUDIT_FROM_XOLOAD "$(call relpath,$(XOLOAD_DIR),$(XO_MODDIR)/xoaudit.so)"'; \
+	   echo '#define XO_XOSCAN_FROM_XOLOAD "$(call relpath,$(XOLOAD_DIR),$(XOSCAN_DIR)/xoscan)"'; \
+	   echo '#define XO_XOLOAD_FROM_AUDIT "$(call relpath,$(XO_MODDIR),$(XOLOAD_DIR)/xoload)"'; \
+	   echo '#define XO_XOSCAN_FROM_AUDIT "$(call relpath,$(XO_MODDIR),$(XOSCAN_DIR)/xoscan)"'; \
 	   echo '#define XOLOAD_AUDIT_DEFAULT "$(XO_MODDIR)/xoaudit.so"'; \
-	   echo '#define XOLOAD_XOSCAN_DEFAULT "$(BINDIR)/xoscan"'; } >$@
+	   echo '#define XOLOAD_XOSCAN_DEFAULT "$(XOSCAN_DIR)/xoscan"'; } >$@
 
 # Installed builds get Debian's hardening flags (dpkg-buildflags).
 HARDEN_CFLAGS  := -D_FORTIFY_SOURCE=2 -fstack-protector-strong
