@@ -182,6 +182,18 @@ else
 	ok 1 "--svg: gnuplot is not installed (scripts/deps installs gnuplot-nox)"
 fi
 
+# The progress line: on stderr only when it is a terminal (script(1) gives one).
+"$sv" --totals --no-scan "$t" 2>"$tmp/err" >/dev/null
+! grep -q 'files planned' "$tmp/err"
+ok $? "no progress line when stderr is not a terminal"
+if command -v script >/dev/null; then
+	script -qec "'$sv' --totals --no-scan '$t' >/dev/null" /dev/null >"$tmp/tty" 2>&1
+	grep -q 'xosurvey: 8/8 files planned' "$tmp/tty"
+	ok $? "a progress line on a terminal ($(tr '\r' '|' <"$tmp/tty" | head -c 120))"
+else
+	skip "script(1) is not installed" "a progress line on a terminal"
+fi
+
 "$sv" "$tmp/does-not-exist" >/dev/null 2>"$tmp/err"; st=$?
 [ "$st" = 2 ] && grep -q 'does-not-exist' "$tmp/err"
 ok $? "a missing directory: exit 2 with its name (status $st: $(head -c 200 "$tmp/err"))"
