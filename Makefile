@@ -17,7 +17,7 @@ LDFLAGS := -static -pthread
 
 .DEFAULT_GOAL := help
 .PHONY: help deps guest host-tools kernel initramfs check check-all check-host demo shell bench fuzz \
-        checkpatch series-build clean
+        checkpatch series-build clean install uninstall install-list deb
 
 help:
 	@echo 'xonly: execute-only memory for Linux x86-64 (see README.md)'
@@ -27,17 +27,21 @@ help:
 	@echo '  make check-host   only the host-side tests (tests/host/*.sh): no kernel, no VM'
 	@echo '  make demo         boot the VM and run the demo'
 	@echo '  make shell        boot the VM into an interactive shell (exit with: reboot -f)'
-	@echo '  make bench        boot the VM and run the benchmarks (ratios measured side by side)'
+	@echo '  make bench        xosurvey of /usr on the host, then boot the VM and run the benchmarks (ratios side by side)'
 	@echo '  make fuzz         fuzz xoload'"'"'s ELF parsing on the host (FUZZ_N=$(FUZZ_N) mutants, FUZZ_SEED=$(FUZZ_SEED))'
 	@echo '  make kernel       only build (or find cached) the kernel for KVER'
 	@echo '  make initramfs    only build the initramfs for KVER'
 	@echo '  make guest        only build the guest programs into $(BUILD)/guest'
 	@echo '  make checkpatch   run checkpatch.pl --strict on every patch of the series'
 	@echo '  make series-build build each kernel of KVERS after each patch of the series in turn'
+	@echo '  make install      install the user-space tools under DESTDIR/PREFIX (PREFIX=$(PREFIX))'
+	@echo '  make uninstall    remove what make install installed'
+	@echo '  make deb          a Debian binary package of the user-space tools, checked with lintian'
 	@echo '  make clean        remove $(BUILD) (the kernel cache stays; see README.md)'
 	@echo
 	@echo 'variables: KVER=6.1|6.12  PATCHES=kernel/patches|none  KSRC=tree-or-tarball'
 	@echo '           T=pattern (run only tests whose path matches)'
+	@echo '           PREFIX DESTDIR BINDIR LIBDIR LIBEXECDIR MANDIR INCLUDEDIR (make install)'
 
 deps:
 	@scripts/deps
@@ -246,7 +250,15 @@ $(XO_PLANDIFF): xoloader/plandiff.c xoloader/plancmp.c xoloader/elfplan.c $(XO_R
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -o $@ xoloader/plandiff.c xoloader/plancmp.c xoloader/elfplan.c $(XO_RT) -lelf
 
-host-tools: $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF)
+# xosurvey (xoloader/survey.c): elfplan over every ELF object under some
+# directories, on the host (make bench runs it on /usr).
+XO_SURVEY  := $(BUILD)/host/xosurvey
+$(XO_SURVEY): xoloader/survey.c $(XO_PLAN) xoloader/report.c $(XO_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wl,-z,relro,-z,now -o $@ \
+		xoloader/survey.c $(XO_PLAN) xoloader/report.c -lelf
+
+host-tools: $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF) $(XO_SURVEY)
 
 # The long run: the real xoload binary executed for each mutant (-x), xoscan
 # on every 4th.  Failures are saved under build/fuzz-failures/.
@@ -298,8 +310,138 @@ $(BUILD)/guest/tests/harness/%: tests/harness/%.sh
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
+# --- make install, make uninstall (GNU conventions) -------------------------------
+# Every directory can be overridden; DESTDIR is prepended to each at install
+# time only (staged installs, packages).  xoload and its audit module find
+# each other and xoscan by relative paths (xoloader/xoload.h), so they are
+# built again for the layout below into $(BUILD)/inst/LAYOUT/, whose paths.h
+# holds the relative paths (LAYOUT: a hash of BINDIR and the module's dir).
+PREFIX      ?= /usr/local
+EXEC_PREFIX ?= $(PREFIX)
+BINDIR      ?= $(EXEC_PREFIX)/bin
+LIBDIR      ?= $(EXEC_PREFIX)/lib
+LIBEXECDIR  ?= $(EXEC_PREFIX)/libexec
+DATAROOTDIR ?= $(PREFIX)/share
+MANDIR      ?= $(DATAROOTDIR)/man
+INCLUDEDIR  ?= $(PREFIX)/include
+DESTDIR     ?=
+XO_MODDIR   := $(LIBDIR)/xonly
+# Where the real xoload and xoscan go: the relative paths below follow.  (A
+# layout with xoload in $(LIBEXECDIR)/xonly and a symlink in BINDIR: set
+# XOLOAD_DIR so, and add a "link" row for $(BINDIR)/xoload to the table.)
+XOLOAD_DIR  := $(BINDIR)
+XOSCAN_DIR  := $(BINDIR)
+# One build directory per layout: switching PREFIX back and forth rebuilds
+# nothing that is already built for the layout.
+XO_LAYOUT   := $(shell printf '%s\n' '$(XOLOAD_DIR)' '$(XOSCAN_DIR)' '$(XO_MODDIR)' | md5sum | cut -c1-12)
+INST        := $(BUILD)/inst/$(XO_LAYOUT)
+
+# THE list of installed files, one a line: MODE SOURCE DESTINATION.  MODE is
+# an octal mode for `install -m`, or "link" for a symlink DESTINATION ->
+# SOURCE (SOURCE relative to DESTINATION's directory).  install, uninstall,
+# `make install-list` (tests/host/install.sh) and `make deb` all read it.
+INSTALL_TABLE := \
+  755  $(INST)/xoload                $(XOLOAD_DIR)/xoload \
+  755  $(BUILD)/guest/bin/xoscan     $(XOSCAN_DIR)/xoscan \
+  755  $(BUILD)/host/xosurvey        $(BINDIR)/xosurvey \
+  755  $(INST)/jit-demo              $(BINDIR)/jit-demo \
+  644  $(INST)/xoaudit.so            $(XO_MODDIR)/xoaudit.so \
+  644  kernel/include/xonly/uapi.h   $(INCLUDEDIR)/xonly/uapi.h \
+  644  xoloader/xoload.1             $(MANDIR)/man1/xoload.1 \
+  644  xoloader/xoscan.1             $(MANDIR)/man1/xoscan.1 \
+  644  xoloader/xosurvey.1           $(MANDIR)/man1/xosurvey.1 \
+  644  jit-demo/jit-demo.1           $(MANDIR)/man1/jit-demo.1 \
+  644  man/pkey_get.2                $(MANDIR)/man2/pkey_get.2 \
+  644  man/pkey_set.2                $(MANDIR)/man2/pkey_set.2 \
+  644  man/xonly.7                   $(MANDIR)/man7/xonly.7
+# The SOURCEs of the table's file rows (every third word from the second).
+install_srcs = $(if $(1),$(if $(filter link,$(word 1,$(1))),,$(word 2,$(1))) \
+               $(call install_srcs,$(wordlist 4,$(words $(1)),$(1))))
+INSTALL_SRC := $(call install_srcs,$(INSTALL_TABLE))
+MAN_PAGES   := $(filter %.1 %.2 %.7,$(INSTALL_SRC))
+# The relative path from directory $(1) to file $(2).
+relpath = $(shell realpath -m --relative-to='$(1)' '$(2)')
+
+$(INST)/paths.h: Makefile
+	@mkdir -p $(@D)
+	@{ echo '#define XO_AUDIT_FROM_XOLOAD "$(call relpath,$(XOLOAD_DIR),$(XO_MODDIR)/xoaudit.so)"'; \
+	   echo '#define XO_XOSCAN_FROM_XOLOAD "$(call relpath,$(XOLOAD_DIR),$(XOSCAN_DIR)/xoscan)"'; \
+	   echo '#define XO_XOLOAD_FROM_AUDIT "$(call relpath,$(XO_MODDIR),$(XOLOAD_DIR)/xoload)"'; \
+	   echo '#define XO_XOSCAN_FROM_AUDIT "$(call relpath,$(XO_MODDIR),$(XOSCAN_DIR)/xoscan)"'; \
+	   echo '#define XOLOAD_AUDIT_DEFAULT "$(XO_MODDIR)/xoaudit.so"'; \
+	   echo '#define XOLOAD_XOSCAN_DEFAULT "$(XOSCAN_DIR)/xoscan"'; } >$@
+
+# Installed builds get Debian's hardening flags (dpkg-buildflags).
+HARDEN_CFLAGS  := -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+HARDEN_LDFLAGS := -Wl,-z,relro,-z,now
+
+$(INST)/xoload: $(XO_LOADER) $(XO_HDRS) $(INST)/paths.h
+	$(CC) $(XO_CFLAGS) $(HARDEN_CFLAGS) -include $(INST)/paths.h -static-pie $(HARDEN_LDFLAGS) -o $@ \
+		$(XO_LOADER)
+
+# The module has no libc, so no fortify or stack protector (both call into
+# libc); -z now and relro it already has (XO_AUDIT_FLAGS).
+$(INST)/xoaudit.so: $(XO_AUDIT) $(XO_HDRS) $(INST)/paths.h
+	$(CC) $(XO_CFLAGS) -include $(INST)/paths.h $(XO_AUDIT_FLAGS) -Wl,-z,relro -o $@ $(XO_AUDIT)
+
+# Installed, jit-demo links capstone dynamically (libcapstone4); the VM
+# image's copy is static, as every guest program.
+$(INST)/jit-demo: $(BUILD)/obj/jit-demo/main.o $(GUEST_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(HARDEN_LDFLAGS) -o $@ $^ -pthread -lcapstone
+
+# make check-host installs into a temporary DESTDIR (tests/host/install.sh):
+# what it installs is built beforehand.
+host-tools: $(INSTALL_SRC)
+
+install: $(INSTALL_SRC)
+	@scripts/install-files install '$(DESTDIR)' $(INSTALL_TABLE)
+
+uninstall:
+	@scripts/install-files uninstall '$(DESTDIR)' $(INSTALL_TABLE)
+
+# The table as installed: "MODE DESTINATION" lines (link rows: "link DEST -> SRC").
+install-list:
+	@scripts/install-files list '$(DESTDIR)' $(INSTALL_TABLE)
+
+# --- make deb: a Debian binary package of the same files ------------------------
+# make install PREFIX=/usr into $(DEB_ROOT) (xoload and its module built for
+# that layout in $(BUILD)/inst/), then scripts/mkdeb: stripped binaries,
+# compressed man pages, /usr/share/doc, DEBIAN/control with dpkg-shlibdeps'
+# Depends.  `make deb` also runs lintian on it (errors and warnings fail).
+# The package is part of the VM image too (build/guest/deb/, unpacked at /
+# by scripts/mkinitramfs): tests/deb/installed.sh runs the installed tools.
+DEB_VERSION := $(shell awk 'NR == 1 { gsub(/[()]/, "", $$2); print $$2 }' packaging/debian/changelog)
+DEB_NAME    := xonly-tools_$(DEB_VERSION)_amd64.deb
+DEB         := $(BUILD)/deb/$(DEB_NAME)
+DEB_ROOT    := $(BUILD)/deb/root
+DEB_GUEST   := $(BUILD)/guest/deb/$(DEB_NAME)
+DEB_TESTS   := $(patsubst tests/deb/%.sh,$(BUILD)/guest/tests/deb/%,$(wildcard tests/deb/*.sh))
+
+# The package's files are built from the same sources as $(INSTALL_SRC),
+# for another layout: when one of these is rebuilt, so is the package.
+$(DEB): $(INSTALL_SRC) $(wildcard packaging/debian/*) scripts/mkdeb scripts/install-files Makefile
+	@rm -rf $(DEB_ROOT)
+	@$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR=$(CURDIR)/$(DEB_ROOT) >/dev/null
+	@scripts/mkdeb --root $(DEB_ROOT) --version $(DEB_VERSION) -o $@
+
+$(DEB_GUEST): $(DEB)
+	@mkdir -p $(@D)
+	@rm -f $(@D)/*.deb
+	cp $< $@
+
+$(BUILD)/guest/tests/deb/%: tests/deb/%.sh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+deb: deps $(DEB)
+	lintian --fail-on error,warning --display-info $(DEB)
+
+
 # --- make guest: every program of the VM image, from the lists above ---------
-guest: $(TEST_BIN) $(COMPAT32) $(DEMO_BIN) $(JIT_BIN) $(XO_GUEST) $(XO_BENCH) $(KERN_HELPERS) $(HARNESS)
+guest: $(TEST_BIN) $(COMPAT32) $(DEMO_BIN) $(JIT_BIN) $(XO_GUEST) $(XO_BENCH) $(KERN_HELPERS) $(HARNESS) \
+       $(DEB_GUEST) $(DEB_TESTS)
+
 
 # --- kernel, image, VM -----------------------------------------------------------
 kernel: deps
@@ -324,7 +466,12 @@ demo: deps guest
 shell: deps guest
 	@scripts/check --patches $(PATCHES) --mode shell $(KVER)
 
-bench: deps guest
+# The survey of /usr runs on the host first (SURVEY_DIRS): how much of this
+# system's code xoload makes execute-only, what stays readable and why.
+SURVEY_DIRS ?= /usr
+bench: deps guest host-tools
+	@echo '--- xosurvey $(SURVEY_DIRS) (host; chart: $(BUILD)/survey.svg) ---'
+	@$(XO_SURVEY) --totals --svg $(BUILD)/survey.svg $(SURVEY_DIRS)
 	@scripts/check --patches $(PATCHES) --mode bench $(KVER)
 
 checkpatch: deps

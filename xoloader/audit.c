@@ -219,7 +219,7 @@ static bool beside_self(char *dst, size_t len, const char *rel)
 	return true;
 }
 
-/* --scan: run xoscan (../bin/xoscan next to the module) on @path and wait. */
+/* --scan: run xoscan (XO_XOSCAN_FROM_AUDIT from the module, xoload.h) on @path and wait. */
 static void scan(const char *path, const char *tag)
 {
 	static char xoscan[PATH_MAX_], tagopt[PATH_MAX_ + 16];
@@ -227,7 +227,7 @@ static void scan(const char *path, const char *tag)
 	int n = 0, st;
 	long pid;
 
-	if (!beside_self(xoscan, sizeof(xoscan), "/../bin/xoscan"))
+	if (!beside_self(xoscan, sizeof(xoscan), "/" XO_XOSCAN_FROM_AUDIT))
 		return;
 	av[n++] = xoscan;
 	if (flags & XOF_SCAN_JSON)
@@ -305,7 +305,7 @@ static void reexec_under_xoload(void)
 	static char *av[4096];
 	int n = 0, i;
 
-	if (!execfn || !argv[0] || !beside_self(xo, sizeof(xo), "/../bin/xoload"))
+	if (!execfn || !argv[0] || !beside_self(xo, sizeof(xo), "/" XO_XOLOAD_FROM_AUDIT))
 		return;
 	av[n++] = xo;
 	rt_strlcpy(a0, "--argv0=", sizeof(a0));

@@ -74,7 +74,7 @@ static const char usage[] =
 "  --no-inherit          programs PROG execs run normally (default: they are\n"
 "                        run under xoload again, see xoload(1))\n"
 "  --kernel              let the kernel do it: set the xonly exec mode\n"
-"                        (prctl PR_SET_XONLY, kernel/patches 0006-0008) and\n"
+"                        (prctl PR_SET_XONLY, see xonly(7)) and\n"
 "                        execve PROG; every file-backed PROT_READ|PROT_EXEC\n"
 "                        mapping, PROG's, ld.so's and each library's, is then\n"
 "                        execute-only, and so are all descendants (the flag\n"
@@ -84,8 +84,9 @@ static const char usage[] =
 "                        --report, --plan, --scan, --strict, --no-inherit,\n"
 "                        --permissive, --audit\n"
 "  --argv0=NAME          pass NAME as argv[0] instead of PROG\n"
-"  --audit=PATH          the audit module (default: ../lib/xoaudit.so next\n"
-"                        to xoload, else " XOLOAD_AUDIT_DEFAULT ")\n"
+"  --audit=PATH          the audit module (default: " XO_AUDIT_FROM_XOLOAD "\n"
+"                        from xoload's directory, else\n"
+"                        " XOLOAD_AUDIT_DEFAULT ")\n"
 "  -h, --help            this text\n"
 "\n"
 "exit status: PROG's own; PROG is not a child, so a death by signal is\n"
@@ -170,10 +171,15 @@ static int find_prog(const char *name, char *out, char *err, size_t errlen)
 	return 127;
 }
 
-/* @out = DIR/@rel for xoload's own directory DIR if that exists, else @dflt. */
+/*
+ * @out = DIR/@rel, resolved, for xoload's own directory DIR if that
+ * exists, else @dflt.  DIR is that of /proc/self/exe, which the kernel
+ * has resolved: a symlink to xoload (bin/ -> libexec/) finds what lies
+ * next to the real file.
+ */
 static void next_to_self(char *out, const char *rel, const char *dflt)
 {
-	char exe[PATH_MAX];
+	char exe[PATH_MAX], cand[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	char *slash;
 
@@ -183,8 +189,8 @@ static void next_to_self(char *out, const char *rel, const char *dflt)
 		slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = 0;
-			snprintf(out, PATH_MAX, "%s/%s", exe, rel);
-			if (!access(out, R_OK))
+			snprintf(cand, sizeof(cand), "%s/%s", exe, rel);
+			if (!access(cand, R_OK) && realpath(cand, out))
 				return;
 		}
 	}
@@ -409,7 +415,7 @@ static void __attribute__((noreturn)) run_kernel_mode(char **argv, char **envp)
 	envp = env;
 	if (prctl(XONLY_PR_SET_XONLY, 1, 0, 0, 0)) {
 		snprintf(err, sizeof(err),
-			 "--kernel: this kernel has no xonly exec mode (prctl(PR_SET_XONLY): %s); it needs kernel/patches 0006-0008",
+			 "--kernel: prctl(PR_SET_XONLY): %s (EINVAL: this kernel has no xonly exec mode, see xonly(7))",
 			 strerror(errno));
 		die(126, err);
 	}
@@ -547,7 +553,7 @@ int main(int argc, char **argv, char **envp)
 			die(126, "no protection keys here (CPUID PKU and OSPKE): code cannot be made execute-only");
 		if (argv0)
 			argv[optind] = (char *)argv0;
-		next_to_self(audit_path, "../lib/xoaudit.so", XOLOAD_AUDIT_DEFAULT);
+		next_to_self(audit_path, XO_AUDIT_FROM_XOLOAD, XOLOAD_AUDIT_DEFAULT);
 		if (prog.has_interp && access(audit_path, R_OK)) {
 			snprintf(err, sizeof(err), "audit module %s: %s", audit_path, strerror(errno));
 			die(127, err);
@@ -559,7 +565,7 @@ int main(int argc, char **argv, char **envp)
 	if (prog.has_interp)
 		plan_image(&interp, &iplan, flags);
 	if (flags & XOF_SCAN) {
-		next_to_self(xoscan_path, "xoscan", XOLOAD_XOSCAN_DEFAULT);
+		next_to_self(xoscan_path, XO_XOSCAN_FROM_XOLOAD, XOLOAD_XOSCAN_DEFAULT);
 		if (access(xoscan_path, X_OK)) {
 			snprintf(err, sizeof(err), "--scan: %s: %s", xoscan_path, strerror(errno));
 			die(127, err);
@@ -579,7 +585,7 @@ int main(int argc, char **argv, char **envp)
 	if (!have_pkeys())
 		die(126, "no protection keys here (CPUID PKU and OSPKE): code cannot be made execute-only");
 	if (!*audit_path)
-		next_to_self(audit_path, "../lib/xoaudit.so", XOLOAD_AUDIT_DEFAULT);
+		next_to_self(audit_path, XO_AUDIT_FROM_XOLOAD, XOLOAD_AUDIT_DEFAULT);
 	if (prog.has_interp && access(audit_path, R_OK)) {
 		snprintf(err, sizeof(err), "audit module %s: %s", audit_path, strerror(errno));
 		die(127, err);

@@ -58,4 +58,25 @@ struct xoload_gate {
 };
 #endif
 
+/*
+ * Where xoload, its audit module and xoscan find each other: relative to
+ * the directory of the one looking (xoload: its resolved /proc/self/exe;
+ * the module: its path as ld.so loaded it), so that an installed tree
+ * works wherever it was put.  The defaults are the VM image's layout
+ * (/xonly/bin, /xonly/lib); `make install` builds xoload and the module
+ * again with the layout of BINDIR and LIBDIR (build/inst/paths.h).
+ */
+#ifndef XO_AUDIT_FROM_XOLOAD
+#define XO_AUDIT_FROM_XOLOAD	"../lib/xoaudit.so"
+#endif
+#ifndef XO_XOSCAN_FROM_XOLOAD
+#define XO_XOSCAN_FROM_XOLOAD	"xoscan"
+#endif
+#ifndef XO_XOLOAD_FROM_AUDIT
+#define XO_XOLOAD_FROM_AUDIT	"../bin/xoload"
+#endif
+#ifndef XO_XOSCAN_FROM_AUDIT
+#define XO_XOSCAN_FROM_AUDIT	"../bin/xoscan"
+#endif
+
 #endif

@@ -4,7 +4,7 @@
  * mappings of ELF objects: WRPKRU (0f 01 ef) and XRSTOR, XRSTOR64,
  * XRSTORS, XRSTORS64 (any memory operand), at every byte offset.
  *
- *   xoscan [--tsv|--json] [--tag=PREFIX] FILE|[vdso]...
+ *   xoscan [--tsv|--json] [--tag=PREFIX] FILE|[vdso]...   (xoscan(1))
  *
  * xoload --scan runs it for PROG, the interpreter and its own image, and
  * the audit module runs it for every object ld.so maps.  It is a process
@@ -390,6 +390,26 @@ static int scan_vdso(const char *tag, int fmt)
 	return scan_image((const uint8_t *)eh, size, name, fmt);
 }
 
+static const char usage[] =
+"usage: xoscan [--tsv|--json] [--tag=PREFIX] FILE|[vdso]...\n"
+"\n"
+"Find the instructions that can change PKRU - WRPKRU, XRSTOR, XRSTOR64,\n"
+"XRSTORS, XRSTORS64 - in the bytes the executable segments of each ELF\n"
+"FILE map, at every byte offset, and say for each whether it lies on an\n"
+"instruction boundary of its section's linear disassembly ('boundary'),\n"
+"inside other instructions ('inside') or outside code sections ('data').\n"
+"'[vdso]' scans the vDSO.  One line per finding, then one total line per\n"
+"object, on stdout.  xoload --scan runs it for every loaded object.\n"
+"\n"
+"options:\n"
+"  --tsv           tab-separated values\n"
+"  --json          one JSON object per line\n"
+"  --tag=PREFIX    put PREFIX before each object's name\n"
+"  -h, --help      this text\n"
+"\n"
+"exit status: 0; 1 if a file could not be scanned (the others still are);\n"
+"2 usage error.\n";
+
 int main(int argc, char **argv)
 {
 	const char *tag = "";
@@ -402,6 +422,10 @@ int main(int argc, char **argv)
 			fmt = JSON;
 		else if (!strncmp(argv[i], "--tag=", 6))
 			tag = argv[i] + 6;
+		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage, stdout);
+			return 0;
+		}
 		else if (!strcmp(argv[i], "--")) {
 			i++;
 			break;
