@@ -41,8 +41,20 @@
 
 #include "elfplan.h"
 #include "report.h"
+#include "rt/report.h"
 
 extern char **environ;
+
+/* @s as a JSON string in @out: the escaping of the --report lines (rt/report.c). */
+static char *json_str(char *out, size_t len, const char *s)
+{
+	static struct rt_line l;
+
+	l.n = 0;
+	rt_put_json(&l, s);
+	snprintf(out, len, "%.*s", (int)l.n, l.b);
+	return out;
+}
 
 static const char usage[] =
 "usage: xosurvey [OPTIONS] DIR|FILE...\n"
