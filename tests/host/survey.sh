@@ -194,7 +194,7 @@ else
 	skip "script(1) is not installed" "a progress line on a terminal"
 fi
 
-"$sv" "$tmp/does-not-exist" >/dev/null 2>"$tmp/err"; st=$?
+"$sv" --no-scan "$tmp/does-not-exist" >/dev/null 2>"$tmp/err"; st=$?
 [ "$st" = 2 ] && grep -q 'does-not-exist' "$tmp/err"
 ok $? "a missing directory: exit 2 with its name (status $st: $(head -c 200 "$tmp/err"))"
 "$sv" >/dev/null 2>&1; st=$?
