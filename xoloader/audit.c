@@ -164,9 +164,17 @@ static bool find_stack(struct link_map *map)
 
 	while (map && map->l_prev)
 		map = map->l_prev;
-	for (m = map; m && !stack_end; m = m->l_next)
+	/*
+	 * The first definition that is set: a program that reads the variable
+	 * (node: V8's stack bounds) has a COPY-relocated definition of its own,
+	 * still 0 here, before ld.so relocates it; ld.so's own is set already.
+	 */
+	for (m = map; m && !stack_end; m = m->l_next) {
 		stack_end = (void **)dyn_lookup(m, "__libc_stack_end");
-	if (!stack_end || !*stack_end)
+		if (stack_end && !*stack_end)
+			stack_end = NULL;
+	}
+	if (!stack_end)
 		return false;
 	sp = *stack_end;
 	argc = (long)sp[0];
