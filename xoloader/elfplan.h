@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PLAN_MAX_RANGES 16384
+#define PLAN_MAX_RANGES 4096
 
 struct plan_range {
 	uint64_t start, end;	/* link-time addresses, page-aligned; add the load bias */
