@@ -346,7 +346,8 @@ static int scan_file(const char *path, const char *tag, int fmt)
 	int fd, ret;
 
 	snprintf(name, sizeof(name), "%s%s", tag, path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO must not wait for a writer before fstat() refuses it. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size == 0) {
 		fprintf(stderr, "xoload: scan: %s: %s\n", name,
 			fd < 0 ? strerror(errno) : "not a regular, non-empty file");
