@@ -101,7 +101,8 @@ $(BUILD)/guest/bin/jit-demo: $(BUILD)/obj/jit-demo/main.o $(GUEST_LIBS)
 #                        no relocations; both plan with the minimal reader xoloader/rt/,
 #                        which xoplandiff checks against elfplan.c, the libelf one)
 # xoloader/xoscan.c   -> /xonly/bin/xoscan, the --scan helper (static: capstone
-#                        stays out of the programs it scans, see xoscan.c)
+#                        stays out of the programs it scans, see xoscan.c; it
+#                        admits files with the planners' rt/rtplan.c)
 # tests/xoload/dyn/NAME.c -> /xonly/tests/xoload/NAME, dynamically linked
 # tests/xoload/NAME.sh    -> /xonly/tests/xoload/NAME (shell tests)
 # tests/xoload/lib/*      -> /xonly/lib/xoload/: helpers the tests run under xoload
@@ -136,9 +137,9 @@ $(BUILD)/guest/bin/xoload: $(XO_LOADER) $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -static-pie -o $@ $(XO_LOADER)
 
-$(BUILD)/guest/bin/xoscan: xoloader/xoscan.c $(XO_HDRS)
+$(BUILD)/guest/bin/xoscan: xoloader/xoscan.c $(XO_RT) $(XO_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) -static -o $@ $< -lcapstone -lelf -lz
+	$(CC) $(XO_CFLAGS) -static -o $@ $< $(XO_RT) -lcapstone -lelf -lz
 
 $(BUILD)/guest/lib/xoaudit.so: $(XO_AUDIT) $(XO_HDRS)
 	@mkdir -p $(@D)

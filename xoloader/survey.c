@@ -67,7 +67,8 @@ static const char usage[] =
 "WRPKRU and XRSTOR* instructions in the code (xoscan(1)).  Needs no\n"
 "protection keys.  Symlinks are not followed; a file with several hard\n"
 "links is counted once; relocatable objects (.o, .ko), non-x86-64 ELF\n"
-"files and separate debug files are skipped and counted.\n"
+"files and separate debug files are skipped and counted; a truncated or\n"
+"malformed object is an error.\n"
 "\n"
 "options:\n"
 "  --json          one JSON object per line: one per ELF object, then\n"
@@ -84,8 +85,8 @@ static const char usage[] =
 "  -h, --help      this text\n"
 "\n"
 "A progress line goes to stderr when it is a terminal.  Exit status: 0;\n"
-"1 if a file could not be read or scanned, or a worker died (the output\n"
-"names them); 2 usage error.\n";
+"1 if a file could not be read, planned or scanned, or a worker died (the\n"
+"output names them); 2 usage error.\n";
 
 /* The categories of readable bytes; elfplan's reasons map onto them. */
 enum { C_HEADERS, C_MIXED, C_DATA, C_TEXTREL, C_NOSHDR, C_OTHER, NCAT };
@@ -244,6 +245,7 @@ static const char *not_plannable(int fd, bool *is_elf)
 	Elf_Scn *scn = NULL;
 	bool code = false, have_shdrs;
 	size_t shstrndx;
+	struct stat st;
 	Elf *e;
 
 	*is_elf = false;
@@ -262,7 +264,15 @@ static const char *not_plannable(int fd, bool *is_elf)
 		elf_end(e);
 		return why;
 	}
-	have_shdrs = !elf_getshdrstrndx(e, &shstrndx) && eh.e_shnum > 0;
+	/*
+	 * Only a section header table that lies in the file can say "no
+	 * code": libelf shows one cut off by a truncated file as no sections
+	 * at all, and that file is malformed (the planner says so), not
+	 * debug info.
+	 */
+	have_shdrs = !elf_getshdrstrndx(e, &shstrndx) && eh.e_shnum > 0 && !fstat(fd, &st) &&
+		     eh.e_shoff <= (uint64_t)st.st_size &&
+		     ((uint64_t)st.st_size - eh.e_shoff) / sizeof(Elf64_Shdr) >= eh.e_shnum;
 	while (have_shdrs && (scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 
@@ -358,8 +368,13 @@ static void survey_one(const char *path, struct result *r)
 		close(fd);
 		return;
 	}
+	/*
+	 * An x86-64 executable or shared object that the planner refuses
+	 * (truncated, malformed: rt/rtplan.c's admission, as in xoload) is
+	 * an error, not a skip: it is not what it claims to be.
+	 */
 	if (elfplan_build(fd, ps, &p)) {
-		note(r, S_SKIPPED, "not planned: %s", p.err);
+		note(r, S_FAILED, "cannot be planned: %s", p.err);
 		close(fd);
 		return;
 	}
