@@ -14,8 +14,10 @@
  * elfplan's, folded into the categories of reason_category(); each raw
  * reason is kept in the JSON, so a new rule's reasons show up as they are.
  *
- * The walk does not follow symlinks and counts a file with several links
- * once.  Objects are planned in parallel by forked workers (elfplan keeps
+ * Operands are followed if they are symlinks (as find -H: a merged-/usr
+ * /bin), the walk below them does not follow symlinks, and a file with
+ * several links is counted once.  An operand that is not an ELF object
+ * is an error (named, exit 1); in a tree it is an "other file".  Objects are planned in parallel by forked workers (elfplan keeps
  * static state: processes, not threads), each taking the next object from
  * a counter in shared memory and writing its result into a shared table;
  * the output is printed afterwards, sorted by path, so that it does not
@@ -65,10 +67,11 @@ static const char usage[] =
 "made execute-only, the bytes kept readable by reason (headers, mixed\n"
 "pages, data in text, TEXTREL, no section headers, other) and the\n"
 "WRPKRU and XRSTOR* instructions in the code (xoscan(1)).  Needs no\n"
-"protection keys.  Symlinks are not followed; a file with several hard\n"
-"links is counted once; relocatable objects (.o, .ko), non-x86-64 ELF\n"
-"files and separate debug files are skipped and counted; a truncated or\n"
-"malformed object is an error.\n"
+"protection keys.  Symlinks named as operands are followed, those inside\n"
+"the DIRs are not; a file with several hard links is counted once; an\n"
+"operand that is not an ELF object is an error; relocatable objects (.o,\n"
+".ko), non-x86-64 ELF files and separate debug files are skipped and\n"
+"counted; a truncated or malformed object is an error.\n"
 "\n"
 "options:\n"
 "  --json          one JSON object per line: one per ELF object, then\n"
@@ -138,11 +141,18 @@ struct shared {
 	struct result r[];
 };
 
-struct file { char *path; dev_t dev; ino_t ino; };
+/* operand: named on the command line (not found in a tree): never silently dropped. */
+struct file { char *path; dev_t dev; ino_t ino; bool operand; };
 
 static struct file *files;
-static size_t nfiles, cap, nonelf_walked;
+static size_t nfiles, cap, nonelf_walked, operand_errors;
 static bool walk_failed;
+/*
+ * A symlink named on the command line is walked through its target (as
+ * find -H does), its paths shown under the name given: walk_real is the
+ * resolved directory nftw walks, walk_as the operand.
+ */
+static const char *walk_real, *walk_as;
 static const char *xoscan_path;
 static bool do_scan = true;
 
@@ -160,21 +170,8 @@ static bool elf_magic(const char *path)
 	return yes;
 }
 
-static int walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
+static void add_file(const char *path, const struct stat *st, bool operand)
 {
-	(void)ftw;
-	if (type == FTW_DNR || type == FTW_NS) {
-		fprintf(stderr, "xosurvey: %s: cannot read it\n", path);
-		walk_failed = true;
-		return 0;
-	}
-	if (type != FTW_F || !S_ISREG(st->st_mode))
-		return 0;
-	/* Smaller than an ELF header, or no ELF magic: not an object. */
-	if (st->st_size < (off_t)sizeof(Elf64_Ehdr) || !elf_magic(path)) {
-		nonelf_walked++;
-		return 0;
-	}
 	if (nfiles == cap) {
 		cap = cap ? 2 * cap : 4096;
 		files = realloc(files, cap * sizeof(*files));
@@ -186,12 +183,91 @@ static int walk_cb(const char *path, const struct stat *st, int type, struct FTW
 	files[nfiles].path = strdup(path);
 	files[nfiles].dev = st->st_dev;
 	files[nfiles].ino = st->st_ino;
+	files[nfiles].operand = operand;
 	if (!files[nfiles].path) {
 		fprintf(stderr, "xosurvey: out of memory\n");
 		exit(1);
 	}
 	nfiles++;
+}
+
+static int walk_cb(const char *rpath, const struct stat *st, int type, struct FTW *ftw)
+{
+	char shown[PATH_MAX * 2];
+	const char *path = rpath;
+
+	(void)ftw;
+	if (walk_as) {
+		const char *rest = rpath + strlen(walk_real);
+
+		/* walk_real "/" is the only one that ends in a slash: keep the one of the rest. */
+		snprintf(shown, sizeof(shown), "%s%s%s", walk_as,
+			 *rest && walk_real[strlen(walk_real) - 1] == '/' ? "/" : "", rest);
+		path = shown;
+	}
+	if (type == FTW_DNR || type == FTW_NS) {
+		fprintf(stderr, "xosurvey: %s: cannot read it\n", path);
+		walk_failed = true;
+		return 0;
+	}
+	if (type != FTW_F || !S_ISREG(st->st_mode))
+		return 0;
+	/* Smaller than an ELF header, or no ELF magic: not an object. */
+	if (st->st_size < (off_t)sizeof(Elf64_Ehdr) || !elf_magic(rpath)) {
+		nonelf_walked++;
+		return 0;
+	}
+	add_file(path, st, false);
 	return 0;
+}
+
+/* An operand that is not an ELF object: one line saying why, and exit 1. */
+static void operand_error(const char *path, const char *why)
+{
+	fprintf(stderr, "xosurvey: %s: %s\n", path, why);
+	operand_errors++;
+}
+
+/*
+ * A FILE named on the command line (@st: what it resolves to).  In a tree
+ * anything that is not an ELF object is counted as an "other file"; a
+ * file named on its own was meant to be surveyed, so it is an error.
+ */
+static void add_operand(const char *path, const struct stat *st)
+{
+	char head[SELFMAG];
+	ssize_t n = 0;
+	int fd;
+
+	if (!S_ISREG(st->st_mode)) {
+		operand_error(path, S_ISFIFO(st->st_mode) ? "a FIFO, not an ELF object" :
+			      S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ? "a device, not an ELF object" :
+			      S_ISSOCK(st->st_mode) ? "a socket, not an ELF object" :
+			      "not a regular file or directory");
+		return;
+	}
+	if (st->st_size == 0) {
+		operand_error(path, "an empty file, not an ELF object");
+		return;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd >= 0) {
+		n = read(fd, head, sizeof(head));
+		close(fd);
+	}
+	/* Unreadable: let the worker report it, as for a file in a tree. */
+	if (fd < 0 || n < 0) {
+		add_file(path, st, true);
+		return;
+	}
+	if (n >= 2 && !memcmp(head, "#!", 2))
+		operand_error(path, "a script, not an ELF object");
+	else if (n < SELFMAG || memcmp(head, ELFMAG, SELFMAG))
+		operand_error(path, "not an ELF object");
+	else if (st->st_size < (off_t)sizeof(Elf64_Ehdr))
+		operand_error(path, "a truncated ELF header");
+	else
+		add_file(path, st, true);
 }
 
 static int by_inode(const void *a, const void *b)
@@ -218,6 +294,7 @@ static void dedupe(void)
 	qsort(files, nfiles, sizeof(*files), by_inode);
 	for (i = 0; i < nfiles; i++) {
 		if (k && files[k - 1].dev == files[i].dev && files[k - 1].ino == files[i].ino) {
+			files[k - 1].operand |= files[i].operand;
 			free(files[i].path);
 			continue;
 		}
@@ -773,13 +850,32 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (i = (size_t)optind; i < (size_t)argc; i++) {
-		struct stat st;
+		static char real[PATH_MAX];
+		struct stat lst, st;
 
-		if (lstat(argv[i], &st)) {
+		if (lstat(argv[i], &lst)) {
 			fprintf(stderr, "xosurvey: %s: %s\n", argv[i], strerror(errno));
 			return 2;
 		}
-		if (nftw(argv[i], walk_cb, 64, FTW_PHYS)) {
+		/* Operands are followed (a dangling link or a loop is an error); trees are not. */
+		if (stat(argv[i], &st)) {
+			operand_error(argv[i], errno == ELOOP ? "a symlink loop, not an ELF object" :
+				      errno == ENOENT ? "a dangling symlink, not an ELF object" : strerror(errno));
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			add_operand(argv[i], &st);
+			continue;
+		}
+		walk_real = walk_as = NULL;
+		if (S_ISLNK(lst.st_mode)) {
+			if (!realpath(argv[i], real)) {
+				operand_error(argv[i], strerror(errno));
+				continue;
+			}
+			walk_real = real, walk_as = argv[i];
+		}
+		if (nftw(walk_real ? walk_real : argv[i], walk_cb, 64, FTW_PHYS)) {
 			fprintf(stderr, "xosurvey: %s: walk failed: %s\n", argv[i], strerror(errno));
 			return 1;
 		}
@@ -806,7 +902,11 @@ int main(int argc, char **argv)
 			note(r, S_FAILED, "%s", r->state == S_TODO ? "not planned (a worker died)" :
 						"its worker died planning it");
 		if (r->state == S_SKIPPED && !strcmp(r->note, "not ELF")) {
-			nonelf_walked++;
+			/* ELF magic, but libelf disagrees: in a tree an other file. */
+			if (files[i].operand)
+				operand_error(files[i].path, "not an ELF object");
+			else
+				nonelf_walked++;
 			continue;
 		}
 		add_up(&t, r);
@@ -819,6 +919,7 @@ int main(int argc, char **argv)
 		else
 			print_row(files[i].path, r);
 	}
+	t.failed += operand_errors;
 	if (json)
 		print_totals_json(&t);
 	else
