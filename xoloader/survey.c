@@ -145,8 +145,8 @@ struct shared {
 struct file { char *path; dev_t dev; ino_t ino; bool operand; };
 
 static struct file *files;
-static size_t nfiles, cap, nonelf_walked, operand_errors;
-static bool walk_failed;
+/* walk_errors: directories the walk could not read, files it could not stat. */
+static size_t nfiles, cap, nonelf_walked, operand_errors, walk_errors;
 /*
  * A symlink named on the command line is walked through its target (as
  * find -H does), its paths shown under the name given: walk_real is the
@@ -195,6 +195,7 @@ static int walk_cb(const char *rpath, const struct stat *st, int type, struct FT
 {
 	char shown[PATH_MAX * 2];
 	const char *path = rpath;
+	int err = errno;	/* nftw's opendir() or stat() failure: FTW_DNR, FTW_NS */
 
 	(void)ftw;
 	if (walk_as) {
@@ -206,8 +207,9 @@ static int walk_cb(const char *rpath, const struct stat *st, int type, struct FT
 		path = shown;
 	}
 	if (type == FTW_DNR || type == FTW_NS) {
-		fprintf(stderr, "xosurvey: %s: cannot read it\n", path);
-		walk_failed = true;
+		fprintf(stderr, "xosurvey: %s: cannot %s it: %s\n", path, type == FTW_DNR ? "read" : "stat",
+			err ? strerror(err) : "unknown error");
+		walk_errors++;
 		return 0;
 	}
 	if (type != FTW_F || !S_ISREG(st->st_mode))
@@ -919,7 +921,8 @@ int main(int argc, char **argv)
 		else
 			print_row(files[i].path, r);
 	}
-	t.failed += operand_errors;
+	/* Everything that went wrong, where the summary and the JSON total count errors. */
+	t.failed += operand_errors + walk_errors;
 	if (json)
 		print_totals_json(&t);
 	else
@@ -927,5 +930,5 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (svg && draw_svg(svg, sh, &t))
 		ok = false;
-	return ok && !t.failed && !walk_failed ? 0 : 1;
+	return ok && !t.failed ? 0 : 1;
 }
