@@ -16,7 +16,7 @@ CFLAGS  := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
 LDFLAGS := -static -pthread
 
 .DEFAULT_GOAL := help
-.PHONY: help deps guest host-tools kernel initramfs check check-all check-host demo shell bench fuzz \
+.PHONY: help deps guest host-tools kernel initramfs check check-all check-host demo shell bench survey fuzz \
         checkpatch series-build clean install uninstall install-list deb
 
 help:
@@ -28,6 +28,7 @@ help:
 	@echo '  make demo         boot the VM and run the demo'
 	@echo '  make shell        boot the VM into an interactive shell (exit with: reboot -f)'
 	@echo '  make bench        xosurvey of /usr on the host, then boot the VM and run the benchmarks (ratios side by side)'
+	@echo '  make survey       only the host survey of make bench (SURVEY_DIRS=$(SURVEY_DIRS)): no VM'
 	@echo '  make fuzz         fuzz xoload'"'"'s ELF parsing on the host (FUZZ_N=$(FUZZ_N) mutants, FUZZ_SEED=$(FUZZ_SEED))'
 	@echo '  make kernel       only build (or find cached) the kernel for KVER'
 	@echo '  make initramfs    only build the initramfs for KVER'
@@ -469,10 +470,15 @@ shell: deps guest
 
 # The survey of /usr runs on the host first (SURVEY_DIRS): how much of this
 # system's code xoload makes execute-only, what stays readable and why.
+# xosurvey looks for xoscan next to itself or on PATH; the build's is in
+# $(BUILD)/guest/bin/, so it is named (and built: a clean clone has none).
+# tests/host/bench_survey.sh runs this step from a clean copy.
 SURVEY_DIRS ?= /usr
-bench: deps guest host-tools
+survey: deps $(XO_SURVEY) $(BUILD)/guest/bin/xoscan
 	@echo '--- xosurvey $(SURVEY_DIRS) (host; chart: $(BUILD)/survey.svg) ---'
-	@$(XO_SURVEY) --totals --svg $(BUILD)/survey.svg $(SURVEY_DIRS)
+	@$(XO_SURVEY) --xoscan $(BUILD)/guest/bin/xoscan --totals --svg $(BUILD)/survey.svg $(SURVEY_DIRS)
+
+bench: deps guest host-tools survey
 	@scripts/check --patches $(PATCHES) --mode bench $(KVER)
 
 checkpatch: deps
