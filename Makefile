@@ -9,9 +9,12 @@ KVERS   ?= 6.1 6.12
 PATCHES ?= kernel/patches
 BUILD   ?= build
 
+# The version of the tools (--version) and of the package: the changelog's.
+XO_VERSION := $(shell awk 'NR == 1 { gsub(/[()]/, "", $$2); print $$2 }' packaging/debian/changelog)
+
 CC      := gcc
 CFLAGS  := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
-           -Ikernel/include -Itests/lib -I/usr/include/capstone
+           -Ikernel/include -Itests/lib -I/usr/include/capstone -DXONLY_VERSION='"$(XO_VERSION)"'
 # Guest programs are static: the initramfs has no libc of its own.
 LDFLAGS := -static -pthread
 
@@ -392,6 +395,10 @@ $(INST)/jit-demo: $(BUILD)/obj/jit-demo/main.o $(GUEST_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(HARDEN_LDFLAGS) -o $@ $^ -pthread -lcapstone
 
+# The programs that print XONLY_VERSION (--version) are rebuilt when it changes.
+$(BUILD)/guest/bin/xoload $(INST)/xoload $(BUILD)/guest/bin/xoscan $(XO_SURVEY) \
+$(BUILD)/host/xoload-main.o $(BUILD)/obj/jit-demo/main.o: packaging/debian/changelog
+
 # make check-host installs into a temporary DESTDIR (tests/host/install.sh):
 # what it installs is built beforehand.
 host-tools: $(INSTALL_SRC)
@@ -413,7 +420,7 @@ install-list:
 # Depends.  `make deb` also runs lintian on it (errors and warnings fail).
 # The package is part of the VM image too (build/guest/deb/, unpacked at /
 # by scripts/mkinitramfs): tests/deb/installed.sh runs the installed tools.
-DEB_VERSION := $(shell awk 'NR == 1 { gsub(/[()]/, "", $$2); print $$2 }' packaging/debian/changelog)
+DEB_VERSION := $(XO_VERSION)
 DEB_NAME    := xonly-tools_$(DEB_VERSION)_amd64.deb
 DEB         := $(BUILD)/deb/$(DEB_NAME)
 DEB_ROOT    := $(BUILD)/deb/root

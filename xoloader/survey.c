@@ -58,6 +58,10 @@ static char *json_str(char *out, size_t len, const char *s)
 	return out;
 }
 
+#ifndef XONLY_VERSION
+#define XONLY_VERSION "unknown"	/* the Makefile sets it from packaging/debian/changelog */
+#endif
+
 static const char usage[] =
 "usage: xosurvey [OPTIONS] DIR|FILE...\n"
 "\n"
@@ -86,6 +90,7 @@ static const char usage[] =
 "  --xoscan PATH   the scanner (default: xoscan next to xosurvey, else\n"
 "                  on PATH)\n"
 "  -h, --help      this text\n"
+"      --version   print xosurvey's version and exit\n"
 "\n"
 "A progress line goes to stderr when it is a terminal.  Exit status: 0;\n"
 "1 if a file could not be read, planned or scanned, or a worker died (the\n"
@@ -807,6 +812,7 @@ int main(int argc, char **argv)
 		{ "no-scan", no_argument, NULL, 'N' },
 		{ "xoscan", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool json = false, totals_only = false, ok = true;
@@ -834,6 +840,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'h': fputs(usage, stdout); return 0;
+		case 'V': printf("xosurvey (xonly) %s\n", XONLY_VERSION); return 0;
 		default: fputs("usage: xosurvey [OPTIONS] DIR|FILE...  (see --help)\n", stderr); return 2;
 		}
 	}

@@ -406,6 +406,10 @@ static int scan_vdso(const char *tag, int fmt)
 	return scan_image((const uint8_t *)eh, size, name, fmt);
 }
 
+#ifndef XONLY_VERSION
+#define XONLY_VERSION "unknown"	/* the Makefile sets it from packaging/debian/changelog */
+#endif
+
 static const char usage[] =
 "usage: xoscan [--tsv|--json] [--tag=PREFIX] FILE|[vdso]...\n"
 "\n"
@@ -422,6 +426,7 @@ static const char usage[] =
 "  --json          one JSON object per line\n"
 "  --tag=PREFIX    put PREFIX before each object's name\n"
 "  -h, --help      this text\n"
+"      --version   print xoscan's version and exit\n"
 "\n"
 "exit status: 0; 1 if a file could not be scanned (the others still are):\n"
 "not a regular file, or refused by xoload's planner (a .o, a truncated or\n"
@@ -441,6 +446,9 @@ int main(int argc, char **argv)
 			tag = argv[i] + 6;
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--version")) {
+			printf("xoscan (xonly) %s\n", XONLY_VERSION);
 			return 0;
 		}
 		else if (!strcmp(argv[i], "--")) {
