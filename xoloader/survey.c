@@ -17,9 +17,11 @@
  * Operands are followed if they are symlinks (as find -H: a merged-/usr
  * /bin), the walk below them does not follow symlinks, and a file with
  * several links is counted once.  An operand that is not an ELF object
- * is an error (named, exit 1); in a tree it is an "other file".  Objects are planned in parallel by forked workers (elfplan keeps
- * static state: processes, not threads), each taking the next object from
- * a counter in shared memory and writing its result into a shared table;
+ * is an error (named, exit 1); in a tree it is an "other file".
+ *
+ * Objects are planned in parallel by forked workers (elfplan keeps static
+ * state: processes, not threads), each taking the next object from a
+ * counter in shared memory and writing its result into a shared table;
  * the output is printed afterwards, sorted by path, so that it does not
  * depend on the number of workers.
  */
