@@ -9,14 +9,17 @@ KVERS   ?= 6.1 6.12
 PATCHES ?= kernel/patches
 BUILD   ?= build
 
+# The version of the tools (--version) and of the package: the changelog's.
+XO_VERSION := $(shell awk 'NR == 1 { gsub(/[()]/, "", $$2); print $$2 }' packaging/debian/changelog)
+
 CC      := gcc
 CFLAGS  := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
-           -Ikernel/include -Itests/lib -I/usr/include/capstone
+           -Ikernel/include -Itests/lib -I/usr/include/capstone -DXONLY_VERSION='"$(XO_VERSION)"'
 # Guest programs are static: the initramfs has no libc of its own.
 LDFLAGS := -static -pthread
 
 .DEFAULT_GOAL := help
-.PHONY: help deps guest host-tools kernel initramfs check check-all check-host demo shell bench fuzz \
+.PHONY: help deps guest host-tools kernel initramfs check check-all check-host demo shell bench survey fuzz \
         checkpatch series-build clean install uninstall install-list deb
 
 help:
@@ -28,6 +31,7 @@ help:
 	@echo '  make demo         boot the VM and run the demo'
 	@echo '  make shell        boot the VM into an interactive shell (exit with: reboot -f)'
 	@echo '  make bench        xosurvey of /usr on the host, then boot the VM and run the benchmarks (ratios side by side)'
+	@echo '  make survey       only the host survey of make bench (SURVEY_DIRS=$(SURVEY_DIRS)): no VM'
 	@echo '  make fuzz         fuzz xoload'"'"'s ELF parsing on the host (FUZZ_N=$(FUZZ_N) mutants, FUZZ_SEED=$(FUZZ_SEED))'
 	@echo '  make kernel       only build (or find cached) the kernel for KVER'
 	@echo '  make initramfs    only build the initramfs for KVER'
@@ -101,7 +105,8 @@ $(BUILD)/guest/bin/jit-demo: $(BUILD)/obj/jit-demo/main.o $(GUEST_LIBS)
 #                        no relocations; both plan with the minimal reader xoloader/rt/,
 #                        which xoplandiff checks against elfplan.c, the libelf one)
 # xoloader/xoscan.c   -> /xonly/bin/xoscan, the --scan helper (static: capstone
-#                        stays out of the programs it scans, see xoscan.c)
+#                        stays out of the programs it scans, see xoscan.c; it
+#                        admits files with the planners' rt/rtplan.c)
 # tests/xoload/dyn/NAME.c -> /xonly/tests/xoload/NAME, dynamically linked
 # tests/xoload/NAME.sh    -> /xonly/tests/xoload/NAME (shell tests)
 # tests/xoload/lib/*      -> /xonly/lib/xoload/: helpers the tests run under xoload
@@ -136,9 +141,9 @@ $(BUILD)/guest/bin/xoload: $(XO_LOADER) $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -static-pie -o $@ $(XO_LOADER)
 
-$(BUILD)/guest/bin/xoscan: xoloader/xoscan.c $(XO_HDRS)
+$(BUILD)/guest/bin/xoscan: xoloader/xoscan.c $(XO_RT) $(XO_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) -static -o $@ $< -lcapstone -lelf -lz
+	$(CC) $(XO_CFLAGS) -static -o $@ $< $(XO_RT) -lcapstone -lelf -lz
 
 $(BUILD)/guest/lib/xoaudit.so: $(XO_AUDIT) $(XO_HDRS)
 	@mkdir -p $(@D)
@@ -390,6 +395,10 @@ $(INST)/jit-demo: $(BUILD)/obj/jit-demo/main.o $(GUEST_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(HARDEN_LDFLAGS) -o $@ $^ -pthread -lcapstone
 
+# The programs that print XONLY_VERSION (--version) are rebuilt when it changes.
+$(BUILD)/guest/bin/xoload $(INST)/xoload $(BUILD)/guest/bin/xoscan $(XO_SURVEY) \
+$(BUILD)/host/xoload-main.o $(BUILD)/obj/jit-demo/main.o: packaging/debian/changelog
+
 # make check-host installs into a temporary DESTDIR (tests/host/install.sh):
 # what it installs is built beforehand.
 host-tools: $(INSTALL_SRC)
@@ -411,7 +420,7 @@ install-list:
 # Depends.  `make deb` also runs lintian on it (errors and warnings fail).
 # The package is part of the VM image too (build/guest/deb/, unpacked at /
 # by scripts/mkinitramfs): tests/deb/installed.sh runs the installed tools.
-DEB_VERSION := $(shell awk 'NR == 1 { gsub(/[()]/, "", $$2); print $$2 }' packaging/debian/changelog)
+DEB_VERSION := $(XO_VERSION)
 DEB_NAME    := xonly-tools_$(DEB_VERSION)_amd64.deb
 DEB         := $(BUILD)/deb/$(DEB_NAME)
 DEB_ROOT    := $(BUILD)/deb/root
@@ -468,10 +477,15 @@ shell: deps guest
 
 # The survey of /usr runs on the host first (SURVEY_DIRS): how much of this
 # system's code xoload makes execute-only, what stays readable and why.
+# xosurvey looks for xoscan next to itself or on PATH; the build's is in
+# $(BUILD)/guest/bin/, so it is named (and built: a clean clone has none).
+# tests/host/bench_survey.sh runs this step from a clean copy.
 SURVEY_DIRS ?= /usr
-bench: deps guest host-tools
+survey: deps $(XO_SURVEY) $(BUILD)/guest/bin/xoscan
 	@echo '--- xosurvey $(SURVEY_DIRS) (host; chart: $(BUILD)/survey.svg) ---'
-	@$(XO_SURVEY) --totals --svg $(BUILD)/survey.svg $(SURVEY_DIRS)
+	@$(XO_SURVEY) --xoscan $(BUILD)/guest/bin/xoscan --totals --svg $(BUILD)/survey.svg $(SURVEY_DIRS)
+
+bench: deps guest host-tools survey
 	@scripts/check --patches $(PATCHES) --mode bench $(KVER)
 
 checkpatch: deps

@@ -17,6 +17,10 @@
 #define MAX_SOURCE	(16u << 20)
 #define DEFAULT_CODE	(64u << 10)
 
+#ifndef XONLY_VERSION
+#define XONLY_VERSION "unknown"	/* the Makefile sets it from packaging/debian/changelog */
+#endif
+
 static const char usage[] =
 "usage: jit-demo [OPTIONS] FILE\n"
 "       jit-demo [OPTIONS] -e PROGRAM\n"
@@ -54,6 +58,7 @@ static const char usage[] =
 "                       pkey strategies this faults (SEGV_PKUERR), reported\n"
 "  -b, --bench          emissions per second of each strategy, side by side\n"
 "  -h, --help           this text\n"
+"      --version        print jit-demo's version and exit\n"
 "\n"
 "Exit status: 0 success; 1 a bad program (syntax error, nesting too deep,\n"
 "code buffer exhausted), the time limit, a failed --check or a system\n"
@@ -173,6 +178,7 @@ int main(int argc, char **argv)
 		{ "bench", no_argument, NULL, 'b' },
 		{ "time-limit", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	int opt, strategy = CM_PKEY, dump = 0, interp = 0, check = 0, do_peek = 0, bench = 0, status = 0;
@@ -193,6 +199,7 @@ int main(int argc, char **argv)
 		case 'p': do_peek = 1; break;
 		case 'b': bench = 1; break;
 		case 'h': fputs(usage, stdout); return 0;
+		case 'V': printf("jit-demo (xonly) %s\n", XONLY_VERSION); return 0;
 		case 's':
 			strategy = cm_strategy_parse(optarg);
 			if (strategy < 0)

@@ -9,12 +9,13 @@
  * files): -i INDEX rebuilds and runs just that one.  Each mutant is
  * written to a file and run through
  *   - `XOLOAD --plan=tsv FILE`: load.c (the validating loader) and, if it
- *     accepts the file, elfplan.c (libelf), for FILE and its PT_INTERP -
- *     the code the audit module shares.  With -x the XOLOAD binary is
+ *     accepts the file, rt/rtplan.c (the minimal reader), for FILE and its
+ *     PT_INTERP - the code the audit module shares.  With -x the XOLOAD binary is
  *     executed; without, xoload's own main() (xoload.c, linked into this
  *     program) runs in a forked child: the same code and the same exit
  *     paths, at a fraction of the cost of an exec (make check's run);
- *   - every EVERY-th mutant also `XOSCAN --tsv FILE` (libelf + capstone);
+ *   - every EVERY-th mutant also `XOSCAN --tsv FILE` (rt/rtplan.c's
+ *     admission, then libelf + capstone);
  *   - with -D, both planners, elfplan.c (libelf) and rt/rtplan.c (the
  *     minimal reader of the run-time path), which must agree exactly
  *     (plancmp.c): the differential test on malformed files.

@@ -47,7 +47,12 @@ int image_open(struct image *im, const char *path, char *err, size_t errlen)
 
 	memset(im, 0, sizeof(*im));
 	im->path = path;
-	im->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * O_NONBLOCK: opening a FIFO would otherwise wait for a writer (a
+	 * device could block too) before fstat() can tell us it is no file.
+	 * For a regular file the flag changes nothing.
+	 */
+	im->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (im->fd < 0)
 		fail(errno == ENOENT || errno == ENOTDIR ? 127 : 126, "%s: %s", path, strerror(errno));
 	if (fstat(im->fd, &st) || !S_ISREG(st.st_mode))

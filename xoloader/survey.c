@@ -14,10 +14,14 @@
  * elfplan's, folded into the categories of reason_category(); each raw
  * reason is kept in the JSON, so a new rule's reasons show up as they are.
  *
- * The walk does not follow symlinks and counts a file with several links
- * once.  Objects are planned in parallel by forked workers (elfplan keeps
- * static state: processes, not threads), each taking the next object from
- * a counter in shared memory and writing its result into a shared table;
+ * Operands are followed if they are symlinks (as find -H: a merged-/usr
+ * /bin), the walk below them does not follow symlinks, and a file with
+ * several links is counted once.  An operand that is not an ELF object
+ * is an error (named, exit 1); in a tree it is an "other file".
+ *
+ * Objects are planned in parallel by forked workers (elfplan keeps static
+ * state: processes, not threads), each taking the next object from a
+ * counter in shared memory and writing its result into a shared table;
  * the output is printed afterwards, sorted by path, so that it does not
  * depend on the number of workers.
  */
@@ -56,6 +60,10 @@ static char *json_str(char *out, size_t len, const char *s)
 	return out;
 }
 
+#ifndef XONLY_VERSION
+#define XONLY_VERSION "unknown"	/* the Makefile sets it from packaging/debian/changelog */
+#endif
+
 static const char usage[] =
 "usage: xosurvey [OPTIONS] DIR|FILE...\n"
 "\n"
@@ -65,9 +73,11 @@ static const char usage[] =
 "made execute-only, the bytes kept readable by reason (headers, mixed\n"
 "pages, data in text, TEXTREL, no section headers, other) and the\n"
 "WRPKRU and XRSTOR* instructions in the code (xoscan(1)).  Needs no\n"
-"protection keys.  Symlinks are not followed; a file with several hard\n"
-"links is counted once; relocatable objects (.o, .ko), non-x86-64 ELF\n"
-"files and separate debug files are skipped and counted.\n"
+"protection keys.  Symlinks named as operands are followed, those inside\n"
+"the DIRs are not; a file with several hard links is counted once; an\n"
+"operand that is not an ELF object is an error; relocatable objects (.o,\n"
+".ko), non-x86-64 ELF files and separate debug files are skipped and\n"
+"counted; a truncated or malformed object is an error.\n"
 "\n"
 "options:\n"
 "  --json          one JSON object per line: one per ELF object, then\n"
@@ -82,10 +92,11 @@ static const char usage[] =
 "  --xoscan PATH   the scanner (default: xoscan next to xosurvey, else\n"
 "                  on PATH)\n"
 "  -h, --help      this text\n"
+"      --version   print xosurvey's version and exit\n"
 "\n"
 "A progress line goes to stderr when it is a terminal.  Exit status: 0;\n"
-"1 if a file could not be read or scanned, or a worker died (the output\n"
-"names them); 2 usage error.\n";
+"1 if a file could not be read, planned or scanned, or a worker died (the\n"
+"output names them); 2 usage error.\n";
 
 /* The categories of readable bytes; elfplan's reasons map onto them. */
 enum { C_HEADERS, C_MIXED, C_DATA, C_TEXTREL, C_NOSHDR, C_OTHER, NCAT };
@@ -137,11 +148,18 @@ struct shared {
 	struct result r[];
 };
 
-struct file { char *path; dev_t dev; ino_t ino; };
+/* operand: named on the command line (not found in a tree): never silently dropped. */
+struct file { char *path; dev_t dev; ino_t ino; bool operand; };
 
 static struct file *files;
-static size_t nfiles, cap, nonelf_walked;
-static bool walk_failed;
+/* walk_errors: directories the walk could not read, files it could not stat. */
+static size_t nfiles, cap, nonelf_walked, operand_errors, walk_errors;
+/*
+ * A symlink named on the command line is walked through its target (as
+ * find -H does), its paths shown under the name given: walk_real is the
+ * resolved directory nftw walks, walk_as the operand.
+ */
+static const char *walk_real, *walk_as;
 static const char *xoscan_path;
 static bool do_scan = true;
 
@@ -159,21 +177,8 @@ static bool elf_magic(const char *path)
 	return yes;
 }
 
-static int walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
+static void add_file(const char *path, const struct stat *st, bool operand)
 {
-	(void)ftw;
-	if (type == FTW_DNR || type == FTW_NS) {
-		fprintf(stderr, "xosurvey: %s: cannot read it\n", path);
-		walk_failed = true;
-		return 0;
-	}
-	if (type != FTW_F || !S_ISREG(st->st_mode))
-		return 0;
-	/* Smaller than an ELF header, or no ELF magic: not an object. */
-	if (st->st_size < (off_t)sizeof(Elf64_Ehdr) || !elf_magic(path)) {
-		nonelf_walked++;
-		return 0;
-	}
 	if (nfiles == cap) {
 		cap = cap ? 2 * cap : 4096;
 		files = realloc(files, cap * sizeof(*files));
@@ -185,12 +190,93 @@ static int walk_cb(const char *path, const struct stat *st, int type, struct FTW
 	files[nfiles].path = strdup(path);
 	files[nfiles].dev = st->st_dev;
 	files[nfiles].ino = st->st_ino;
+	files[nfiles].operand = operand;
 	if (!files[nfiles].path) {
 		fprintf(stderr, "xosurvey: out of memory\n");
 		exit(1);
 	}
 	nfiles++;
+}
+
+static int walk_cb(const char *rpath, const struct stat *st, int type, struct FTW *ftw)
+{
+	char shown[PATH_MAX * 2];
+	const char *path = rpath;
+	int err = errno;	/* nftw's opendir() or stat() failure: FTW_DNR, FTW_NS */
+
+	(void)ftw;
+	if (walk_as) {
+		const char *rest = rpath + strlen(walk_real);
+
+		/* walk_real "/" is the only one that ends in a slash: keep the one of the rest. */
+		snprintf(shown, sizeof(shown), "%s%s%s", walk_as,
+			 *rest && walk_real[strlen(walk_real) - 1] == '/' ? "/" : "", rest);
+		path = shown;
+	}
+	if (type == FTW_DNR || type == FTW_NS) {
+		fprintf(stderr, "xosurvey: %s: cannot %s it: %s\n", path, type == FTW_DNR ? "read" : "stat",
+			err ? strerror(err) : "unknown error");
+		walk_errors++;
+		return 0;
+	}
+	if (type != FTW_F || !S_ISREG(st->st_mode))
+		return 0;
+	/* Smaller than an ELF header, or no ELF magic: not an object. */
+	if (st->st_size < (off_t)sizeof(Elf64_Ehdr) || !elf_magic(rpath)) {
+		nonelf_walked++;
+		return 0;
+	}
+	add_file(path, st, false);
 	return 0;
+}
+
+/* An operand that is not an ELF object: one line saying why, and exit 1. */
+static void operand_error(const char *path, const char *why)
+{
+	fprintf(stderr, "xosurvey: %s: %s\n", path, why);
+	operand_errors++;
+}
+
+/*
+ * A FILE named on the command line (@st: what it resolves to).  In a tree
+ * anything that is not an ELF object is counted as an "other file"; a
+ * file named on its own was meant to be surveyed, so it is an error.
+ */
+static void add_operand(const char *path, const struct stat *st)
+{
+	char head[SELFMAG];
+	ssize_t n = 0;
+	int fd;
+
+	if (!S_ISREG(st->st_mode)) {
+		operand_error(path, S_ISFIFO(st->st_mode) ? "a FIFO, not an ELF object" :
+			      S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ? "a device, not an ELF object" :
+			      S_ISSOCK(st->st_mode) ? "a socket, not an ELF object" :
+			      "not a regular file or directory");
+		return;
+	}
+	if (st->st_size == 0) {
+		operand_error(path, "an empty file, not an ELF object");
+		return;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd >= 0) {
+		n = read(fd, head, sizeof(head));
+		close(fd);
+	}
+	/* Unreadable: let the worker report it, as for a file in a tree. */
+	if (fd < 0 || n < 0) {
+		add_file(path, st, true);
+		return;
+	}
+	if (n >= 2 && !memcmp(head, "#!", 2))
+		operand_error(path, "a script, not an ELF object");
+	else if (n < SELFMAG || memcmp(head, ELFMAG, SELFMAG))
+		operand_error(path, "not an ELF object");
+	else if (st->st_size < (off_t)sizeof(Elf64_Ehdr))
+		operand_error(path, "a truncated ELF header");
+	else
+		add_file(path, st, true);
 }
 
 static int by_inode(const void *a, const void *b)
@@ -217,6 +303,7 @@ static void dedupe(void)
 	qsort(files, nfiles, sizeof(*files), by_inode);
 	for (i = 0; i < nfiles; i++) {
 		if (k && files[k - 1].dev == files[i].dev && files[k - 1].ino == files[i].ino) {
+			files[k - 1].operand |= files[i].operand;
 			free(files[i].path);
 			continue;
 		}
@@ -244,6 +331,7 @@ static const char *not_plannable(int fd, bool *is_elf)
 	Elf_Scn *scn = NULL;
 	bool code = false, have_shdrs;
 	size_t shstrndx;
+	struct stat st;
 	Elf *e;
 
 	*is_elf = false;
@@ -262,7 +350,15 @@ static const char *not_plannable(int fd, bool *is_elf)
 		elf_end(e);
 		return why;
 	}
-	have_shdrs = !elf_getshdrstrndx(e, &shstrndx) && eh.e_shnum > 0;
+	/*
+	 * Only a section header table that lies in the file can say "no
+	 * code": libelf shows one cut off by a truncated file as no sections
+	 * at all, and that file is malformed (the planner says so), not
+	 * debug info.
+	 */
+	have_shdrs = !elf_getshdrstrndx(e, &shstrndx) && eh.e_shnum > 0 && !fstat(fd, &st) &&
+		     eh.e_shoff <= (uint64_t)st.st_size &&
+		     ((uint64_t)st.st_size - eh.e_shoff) / sizeof(Elf64_Shdr) >= eh.e_shnum;
 	while (have_shdrs && (scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 
@@ -358,8 +454,13 @@ static void survey_one(const char *path, struct result *r)
 		close(fd);
 		return;
 	}
+	/*
+	 * An x86-64 executable or shared object that the planner refuses
+	 * (truncated, malformed: rt/rtplan.c's admission, as in xoload) is
+	 * an error, not a skip: it is not what it claims to be.
+	 */
 	if (elfplan_build(fd, ps, &p)) {
-		note(r, S_SKIPPED, "not planned: %s", p.err);
+		note(r, S_FAILED, "cannot be planned: %s", p.err);
 		close(fd);
 		return;
 	}
@@ -713,6 +814,7 @@ int main(int argc, char **argv)
 		{ "no-scan", no_argument, NULL, 'N' },
 		{ "xoscan", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool json = false, totals_only = false, ok = true;
@@ -740,6 +842,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'h': fputs(usage, stdout); return 0;
+		case 'V': printf("xosurvey (xonly) %s\n", XONLY_VERSION); return 0;
 		default: fputs("usage: xosurvey [OPTIONS] DIR|FILE...  (see --help)\n", stderr); return 2;
 		}
 	}
@@ -758,13 +861,32 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (i = (size_t)optind; i < (size_t)argc; i++) {
-		struct stat st;
+		static char real[PATH_MAX];
+		struct stat lst, st;
 
-		if (lstat(argv[i], &st)) {
+		if (lstat(argv[i], &lst)) {
 			fprintf(stderr, "xosurvey: %s: %s\n", argv[i], strerror(errno));
 			return 2;
 		}
-		if (nftw(argv[i], walk_cb, 64, FTW_PHYS)) {
+		/* Operands are followed (a dangling link or a loop is an error); trees are not. */
+		if (stat(argv[i], &st)) {
+			operand_error(argv[i], errno == ELOOP ? "a symlink loop, not an ELF object" :
+				      errno == ENOENT ? "a dangling symlink, not an ELF object" : strerror(errno));
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			add_operand(argv[i], &st);
+			continue;
+		}
+		walk_real = walk_as = NULL;
+		if (S_ISLNK(lst.st_mode)) {
+			if (!realpath(argv[i], real)) {
+				operand_error(argv[i], strerror(errno));
+				continue;
+			}
+			walk_real = real, walk_as = argv[i];
+		}
+		if (nftw(walk_real ? walk_real : argv[i], walk_cb, 64, FTW_PHYS)) {
 			fprintf(stderr, "xosurvey: %s: walk failed: %s\n", argv[i], strerror(errno));
 			return 1;
 		}
@@ -791,7 +913,11 @@ int main(int argc, char **argv)
 			note(r, S_FAILED, "%s", r->state == S_TODO ? "not planned (a worker died)" :
 						"its worker died planning it");
 		if (r->state == S_SKIPPED && !strcmp(r->note, "not ELF")) {
-			nonelf_walked++;
+			/* ELF magic, but libelf disagrees: in a tree an other file. */
+			if (files[i].operand)
+				operand_error(files[i].path, "not an ELF object");
+			else
+				nonelf_walked++;
 			continue;
 		}
 		add_up(&t, r);
@@ -804,6 +930,8 @@ int main(int argc, char **argv)
 		else
 			print_row(files[i].path, r);
 	}
+	/* Everything that went wrong, where the summary and the JSON total count errors. */
+	t.failed += operand_errors + walk_errors;
 	if (json)
 		print_totals_json(&t);
 	else
@@ -811,5 +939,5 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (svg && draw_svg(svg, sh, &t))
 		ok = false;
-	return ok && !t.failed && !walk_failed ? 0 : 1;
+	return ok && !t.failed ? 0 : 1;
 }

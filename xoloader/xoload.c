@@ -41,6 +41,10 @@
 #define XOLOAD_XOSCAN_DEFAULT "/xonly/bin/xoscan"
 #endif
 
+#ifndef XONLY_VERSION
+#define XONLY_VERSION "unknown"	/* the Makefile sets it from packaging/debian/changelog */
+#endif
+
 static const char usage[] =
 "usage: xoload [OPTIONS] PROG [ARGS...]\n"
 "\n"
@@ -93,6 +97,7 @@ static const char usage[] =
 "                        from xoload's directory, else\n"
 "                        " XOLOAD_AUDIT_DEFAULT ")\n"
 "  -h, --help            this text\n"
+"      --version         print xoload's version and exit\n"
 "\n"
 "exit status: PROG's own; PROG is not a child, so a death by signal is\n"
 "seen by the caller as that signal (a shell reports 128+N).  xoload's own\n"
@@ -492,6 +497,7 @@ int main(int argc, char **argv, char **envp)
 		{ "argv0", required_argument, NULL, '0' },
 		{ "audit", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct image prog, interp;
@@ -526,6 +532,7 @@ int main(int argc, char **argv, char **envp)
 		case '0': argv0 = optarg; break;
 		case 'a': snprintf(audit_path, sizeof(audit_path), "%s", optarg); break;
 		case 'h': fputs(usage, stdout); return 0;
+		case 'V': printf("xoload (xonly) %s\n", XONLY_VERSION); return 0;
 		default: fputs("usage: xoload [OPTIONS] PROG [ARGS...]  (see --help)\n", stderr); return 2;
 		}
 	}

@@ -46,7 +46,8 @@
  *          "vaddr":N,"offset":N,"section":...,"where":...,"insn":...}
  *          and {"scan":"total","object":...,"found":N,"bytes":N}
  * Exit status: 0; 1 if a file could not be scanned (one line on stderr,
- * the other files are still scanned); 2 usage.
+ * the other files are still scanned): a file the planners' admission
+ * (rt/rtplan.c) refuses is not scanned; 2 usage.
  */
 #include <capstone/capstone.h>
 #include <errno.h>
@@ -60,6 +61,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "rt/rtplan.h"
 
 #define MAX_SECTS	1024
 
@@ -340,18 +343,31 @@ static int scan_image(const uint8_t *img, uint64_t size, const char *name, int f
 
 static int scan_file(const char *path, const char *tag, int fmt)
 {
+	static struct plan admission;
 	char name[4096 + 64];
 	struct stat st;
 	void *img;
 	int fd, ret;
 
 	snprintf(name, sizeof(name), "%s%s", tag, path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO must not wait for a writer before fstat() refuses it. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size == 0) {
 		fprintf(stderr, "xoload: scan: %s: %s\n", name,
 			fd < 0 ? strerror(errno) : "not a regular, non-empty file");
 		if (fd >= 0)
 			close(fd);
+		return 1;
+	}
+	/*
+	 * The planners' admission (rt/rtplan.c): what xoload and the audit
+	 * module refuse to plan - a truncated or malformed file, a .o - is
+	 * not scanned either, rather than scanned in part and reported with
+	 * a count that looks like an answer.
+	 */
+	if (rtplan_admit(fd, &admission)) {
+		fprintf(stderr, "xoload: scan: %s: not scanned: %s\n", name, admission.err);
+		close(fd);
 		return 1;
 	}
 	img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -390,6 +406,10 @@ static int scan_vdso(const char *tag, int fmt)
 	return scan_image((const uint8_t *)eh, size, name, fmt);
 }
 
+#ifndef XONLY_VERSION
+#define XONLY_VERSION "unknown"	/* the Makefile sets it from packaging/debian/changelog */
+#endif
+
 static const char usage[] =
 "usage: xoscan [--tsv|--json] [--tag=PREFIX] FILE|[vdso]...\n"
 "\n"
@@ -406,9 +426,11 @@ static const char usage[] =
 "  --json          one JSON object per line\n"
 "  --tag=PREFIX    put PREFIX before each object's name\n"
 "  -h, --help      this text\n"
+"      --version   print xoscan's version and exit\n"
 "\n"
-"exit status: 0; 1 if a file could not be scanned (the others still are);\n"
-"2 usage error.\n";
+"exit status: 0; 1 if a file could not be scanned (the others still are):\n"
+"not a regular file, or refused by xoload's planner (a .o, a truncated or\n"
+"malformed file); 2 usage error.\n";
 
 int main(int argc, char **argv)
 {
@@ -424,6 +446,9 @@ int main(int argc, char **argv)
 			tag = argv[i] + 6;
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--version")) {
+			printf("xoscan (xonly) %s\n", XONLY_VERSION);
 			return 0;
 		}
 		else if (!strcmp(argv[i], "--")) {

@@ -93,6 +93,15 @@ static int admit(int fd, struct plan *p, uint64_t *fsizep)
 		fail(p, "not an x86-64 ELF file");
 		return -1;
 	}
+	/*
+	 * Only what is mapped can be planned or scanned: a relocatable object
+	 * (.o, .ko) has no program headers to say what would be.
+	 */
+	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN) {
+		fail(p, eh->e_type == ET_REL ? "a relocatable object (.o): nothing of it is mapped until it is linked" :
+			"not an executable or shared object");
+		return -1;
+	}
 	/* libelf: e_phoff 0 is no program header table. */
 	if (eh->e_phnum == 0 || eh->e_phnum > MAX_PHNUM || eh->e_phentsize != sizeof(Elf64_Phdr) || !eh->e_phoff) {
 		fail(p, "bad program header count");
@@ -109,6 +118,17 @@ static int admit(int fd, struct plan *p, uint64_t *fsizep)
 	for (i = 0; i < eh->e_phnum; i++)
 		if (b.ph[i].p_type == PT_LOAD && b.ph[i].p_memsz > MAX_SEGMENT) {
 			fail(p, "huge PT_LOAD");
+			return -1;
+		}
+	/*
+	 * A truncated file (a copy cut short, a download in progress): the
+	 * pages past its end would not be what the object claims.  First, so
+	 * that such a file gets this message and not that of the first table
+	 * the cut happened to hit.
+	 */
+	for (i = 0; i < eh->e_phnum; i++)
+		if (b.ph[i].p_type == PT_LOAD && (b.ph[i].p_offset > fsize || fsize - b.ph[i].p_offset < b.ph[i].p_filesz)) {
+			fail(p, "a PT_LOAD extends past the end of the file (truncated?)");
 			return -1;
 		}
 	for (i = 0; i < eh->e_phnum; i++)
