@@ -78,6 +78,19 @@ run kvm host XONLY_CPUINFO="$tmp/cpuinfo-pku" XONLY_KVM_DEV="$tmp/kvm"
 grep -q 'Fake Xeon 1234, hardware PKU' "$tmp/build/results/6.1-xonly.txt"
 ok $? "kvm: the results name the host's CPU model: $(grep '^# accel' "$tmp/build/results/6.1-xonly.txt")"
 
+# make bench's VM half: scripts/check --mode bench names where it runs first.
+out=$(cd "$tmp" && env PATH="$tmp/bin:$PATH" XONLY_ACCEL=tcg scripts/check --mode bench 6.1 2>/dev/null); st=$?
+[ "$st" = 0 ] && printf '%s\n' "$out" | head -n 1 |
+	grep -qx -- '--- bench: linux-6.1-xonly in QEMU, accel tcg, cpu max (QEMU TCG emulation, PKU emulated; host: .*) ---' &&
+	printf '%s\n' "$out" | sed -n 2p | grep -q '^# xonly-vm: accel tcg, cpu max ('
+ok $? "bench: the output begins with the accelerator and CPU model (status $st): $(printf '%s\n' "$out" | head -n 1)"
+out=$(cd "$tmp" && env PATH="$tmp/bin:$PATH" XONLY_CPUINFO="$tmp/cpuinfo-pku" XONLY_KVM_DEV="$tmp/kvm" \
+	scripts/check --mode bench 6.1 2>/dev/null); st=$?
+[ "$st" = 0 ] && printf '%s\n' "$out" | head -n 1 |
+	grep -qxF -- '--- bench: linux-6.1-xonly in QEMU, accel kvm, cpu host (Fake Xeon 1234, hardware PKU) ---' &&
+	grep -q -- '-accel kvm -cpu host .*xonly.mode=bench' "$tmp/build/vm-6.1-xonly-bench.log"
+ok $? "bench on KVM: the header says kvm and the host CPU model (status $st): $(printf '%s\n' "$out" | head -n 1)"
+
 # A forced kvm that cannot be had ends scripts/check with the reason, before any VM.
 rm -rf "$tmp/build/results" "$tmp/build/vm-6.1-xonly.log"
 (cd "$tmp" && env PATH="$tmp/bin:$PATH" XONLY_ON=0 NOPKU=0 XONLY_ACCEL=kvm XONLY_KVM_DEV="$tmp/none" \
