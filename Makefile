@@ -20,7 +20,7 @@ LDFLAGS := -static -pthread
 
 .DEFAULT_GOAL := help
 .PHONY: help deps guest host-tools kernel initramfs check check-all check-host demo shell bench survey fuzz \
-        checkpatch series-build clean install uninstall install-list deb
+        checkpatch series-build clean install uninstall install-list deb check-hw
 
 help:
 	@echo 'xonly: execute-only memory for Linux x86-64 (see README.md)'
@@ -28,9 +28,12 @@ help:
 	@echo '  make check        build the patched kernel (KVER=$(KVER)), boot it in QEMU, run all tests'
 	@echo '  make check-all    the same for each of: $(KVERS)'
 	@echo '  make check-host   only the host-side tests (tests/host/*.sh): no kernel, no VM'
+	@echo '  make check-hw     where the CPU and host kernel have PKU: the tests of tests/hw.run on the host'"'"'s'
+	@echo '                    own kernel, no VM (elsewhere: all reported skipped, exit 0)'
 	@echo '  make demo         boot the VM and run the demo'
 	@echo '  make shell        boot the VM into an interactive shell (exit with: reboot -f)'
-	@echo '  make bench        xosurvey of /usr on the host, then boot the VM and run the benchmarks (ratios side by side)'
+	@echo '  make bench        xosurvey of /usr on the host, then boot the VM and run the benchmarks (ratios side by side;'
+	@echo '                    the header names the accelerator and CPU: KVM where PKU is there, else TCG)'
 	@echo '  make survey       only the host survey of make bench (SURVEY_DIRS=$(SURVEY_DIRS)): no VM'
 	@echo '  make fuzz         fuzz xoload'"'"'s ELF parsing on the host (FUZZ_N=$(FUZZ_N) mutants, FUZZ_SEED=$(FUZZ_SEED))'
 	@echo '  make kernel       only build (or find cached) the kernel for KVER'
@@ -44,6 +47,7 @@ help:
 	@echo '  make clean        remove $(BUILD) (the kernel cache stays; see README.md)'
 	@echo
 	@echo 'variables: KVER=6.1|6.12  PATCHES=kernel/patches|none  KSRC=tree-or-tarball'
+	@echo '           XONLY_ACCEL=tcg|kvm (default: kvm -cpu host where /dev/kvm and PKU are there, else tcg -cpu max)'
 	@echo '           T=pattern (run only tests whose path matches)'
 	@echo '           PREFIX DESTDIR BINDIR LIBDIR LIBEXECDIR MANDIR INCLUDEDIR (make install)'
 
@@ -468,6 +472,12 @@ check-all: deps guest host-tools
 
 check-host: deps guest host-tools
 	@scripts/check --mode host
+
+# The user-space tests that need no patched kernel, on the host's own kernel
+# (scripts/check-hw): built only where the host has PKU and they can run.
+check-hw: deps
+	@if scripts/check-hw --probe >/dev/null; then $(MAKE) --no-print-directory guest; fi
+	@scripts/check-hw
 
 demo: deps guest
 	@scripts/check --patches $(PATCHES) --mode demo $(KVER)

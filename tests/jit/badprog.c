@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "stock.h"
 #include "tap.h"
 
 #define JIT	"/xonly/bin/jit-demo"
@@ -135,6 +136,10 @@ static void test_good(void)
 	FILE *f;
 
 	for (int i = 0; i < 4; i++) {
+		if (!strcmp(strategies[i], "pkey-syscall") && stock_kernel()) {
+			tap_skip(STOCK_SKIP, "%s: -e program prints 385", strategies[i]);
+			continue;
+		}
 		RUN(&r, "--check", "--strategy", strategies[i], "-e", prog);
 		tap_ok(r.status == 0 && !strcmp(r.out, "385\n"), "%s: -e program prints 385, --check agrees (exit %d, out '%s', err '%s')",
 		       strategies[i], r.status, flat(r.out, 0), flat(r.err, 1));
