@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "tap.h"
+
+/* "SUITE: text" (a tap.c line or diagnostic without its prefix) -> "text" */
+static char *unsuite(char *s)
+{
+	char *colon = strstr(s, ": ");
+
+	return colon && !memchr(s, ' ', (size_t)(colon - s)) ? colon + 2 : s;
+}
+
+int child_tap(void (*fn)(void *arg), void *arg, unsigned int secs, int *n)
+{
+	char line[2048];
+	int fds[2], st = -1, count = 0;
+	FILE *in;
+	pid_t pid;
+
+	if (pipe(fds))
+		tap_bail("setup: pipe: %s", errname(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		tap_bail("setup: fork: %s", errname(errno));
+	if (pid == 0) {
+		close(fds[0]);
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		close(fds[1]);
+		signal(SIGALRM, SIG_DFL);
+		alarm(secs);
+		fn(arg);
+		_exit(0);
+	}
+	close(fds[1]);
+	in = fdopen(fds[0], "r");
+	while (in && fgets(line, sizeof(line), in)) {
+		bool pass = !strncmp(line, "ok ", 3);
+		char *rest;
+
+		line[strcspn(line, "\n")] = 0;
+		if (!pass && strncmp(line, "not ok ", 7)) {
+			if (line[0] == '#')
+				tap_diag("%s", unsuite(line + 1 + (line[1] == ' ')));
+			else if (line[0])
+				tap_diag("child: %s", line);
+			continue;
+		}
+		/* "ok N - SUITE: text": report "text" under this program's suite */
+		rest = strstr(line, " - ");
+		tap_ok(pass, "%s", unsuite(rest ? rest + 3 : line));
+		count++;
+	}
+	if (in)
+		fclose(in);
+	else
+		close(fds[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (n)
+		*n = count;
+	return st;
+}
+
+bool child_tap_ok(const char *what, void (*fn)(void *arg), void *arg, unsigned int secs)
+{
+	int n = 0, st = child_tap(fn, arg, secs, &n);
+
+	return tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 0 && n > 0, "%s: exited normally, status 0, %d results (%s)",
+		      what, n, status_str(st));
+}
+
+int child_status(int (*fn)(void *arg), void *arg, unsigned int secs)
+{
+	int st = -1;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		tap_bail("setup: fork: %s", errname(errno));
+	if (pid == 0) {
+		signal(SIGALRM, SIG_DFL);
+		alarm(secs);
+		_exit(fn(arg));
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return st;
+}
+
+const char *status_str(int st)
+{
+	static __thread char buf[64];
+
+	if (WIFEXITED(st))
+		snprintf(buf, sizeof(buf), "exit %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st) && sigabbrev_np(WTERMSIG(st)))
+		snprintf(buf, sizeof(buf), "killed by SIG%s", sigabbrev_np(WTERMSIG(st)));
+	else if (WIFSIGNALED(st))
+		snprintf(buf, sizeof(buf), "killed by signal %d", WTERMSIG(st));
+	else
+		snprintf(buf, sizeof(buf), "wait status %#x", st);
+	return buf;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * child.h - run part of a test in a forked child, bounded by alarm(), so
+ * that what it does for good (PR_SET_XONLY, pkey_alloc of every key), a
+ * crash or a hang stays there.
+ */
+#ifndef XONLY_CHILD_H
+#define XONLY_CHILD_H
+
+#include <stdbool.h>
+
+/*
+ * Fork; the child gets alarm(@secs) (SIGALRM's default action ends it),
+ * runs @fn(@arg) with its stdout and stderr in a pipe and _exit(0)s.  The
+ * "ok"/"not ok" lines it prints (tap_ok()) are reported here again as
+ * this program's results, renumbered, and its "#" lines as diagnostics.
+ * Returns the child's wait status; *@n (if not NULL) gets the number of
+ * its results.
+ */
+int child_tap(void (*fn)(void *arg), void *arg, unsigned int secs, int *n);
+/*
+ * The same, and one more result: "@what: exited normally, status 0, N
+ * results" (a child killed by a signal, by the alarm among them, fails it).
+ */
+bool child_tap_ok(const char *what, void (*fn)(void *arg), void *arg, unsigned int secs);
+/*
+ * Fork; the child gets alarm(@secs) and _exit(@fn(@arg))s, its output
+ * goes where this program's goes.  Returns the child's wait status.
+ */
+int child_status(int (*fn)(void *arg), void *arg, unsigned int secs);
+/* "exit 0", "killed by SIGSEGV": a wait status for diagnostics. */
+const char *status_str(int st);
+
+#endif
