@@ -120,7 +120,7 @@ XO_RT      := xoloader/rt/rtplan.c xoloader/rt/report.c xoloader/ehframe.c xoloa
 # minimal reader's admission checks and report lines, and reads .eh_frame
 # with ehframe.c and tells padding from data with fill.c, as rtplan.c does.
 XO_PLAN    := xoloader/elfplan.c $(XO_RT)
-XO_LOADER  := xoloader/xoload.c xoloader/load.c xoloader/report.c $(XO_RT)
+XO_LOADER  := xoloader/xoload.c xoloader/load.c xoloader/deps.c xoloader/report.c $(XO_RT)
 XO_AUDIT   := xoloader/audit.c $(XO_RT) xoloader/rt/carve.c
 # The module must not need a libc: nothing but its own code in its namespace,
 # no constructors, nothing ld.so relocates but (at most) data pointers.
@@ -237,9 +237,9 @@ $(BUILD)/host/xoload-main.o: xoloader/xoload.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -Dmain=xoload_main -c -o $@ $<
 
-$(XO_FUZZ): xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c xoloader/elfplan.c xoloader/report.c \
+$(XO_FUZZ): xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c xoloader/deps.c xoloader/elfplan.c xoloader/report.c \
 	    xoloader/plancmp.c $(XO_RT) $(XO_HDRS)
-	$(CC) $(XO_CFLAGS) -o $@ xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c \
+	$(CC) $(XO_CFLAGS) -o $@ xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c xoloader/deps.c \
 		xoloader/elfplan.c xoloader/report.c xoloader/plancmp.c $(XO_RT) -lelf
 
 # planproof: the data-in-text rule checked against what the code reads

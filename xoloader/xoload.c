@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "deps.h"
 #include "load.h"
 #include "report.h"
 #include "rt/rtplan.h"
@@ -64,8 +65,15 @@ static const char usage[] =
 "                        object, address range, 'xo' or 'readable', why\n"
 "                        (json: one JSON object per line)\n"
 "  --plan[=human|tsv|json]\n"
-"                        print the plan for PROG and its interpreter and\n"
-"                        exit without running anything (needs no pkeys)\n"
+"                        print the plan on stdout and exit without running\n"
+"                        anything (needs no pkeys): PROG, its interpreter and\n"
+"                        every library of its closure as ld.so would resolve\n"
+"                        it (DT_NEEDED, DT_RPATH, LD_LIBRARY_PATH, DT_RUNPATH,\n"
+"                        /etc/ld.so.cache, the default directories), like\n"
+"                        ldd without running PROG.  PROG may be any object:\n"
+"                        a library or plugin too, found as ld.so finds one\n"
+"                        when PATH does not have it (libcrypto.so.3)\n"
+"  --no-deps             with --plan: PROG and its interpreter only\n"
 "  --scan[=human|tsv|json]\n"
 "                        scan the code of every loaded object (PROG, its\n"
 "                        interpreter, each library, xoload's own runtime,\n"
@@ -104,7 +112,8 @@ static const char usage[] =
 "errors: 127 PROG or its interpreter not found, 126 not executable or\n"
 "malformed, or no protection keys on this machine, or the audit module did\n"
 "not run, or an object cannot be planned (before any of PROG's code runs),\n"
-"2 usage error.  Errors are one line on stderr.\n";
+"2 usage error (also: --report and --plan with different formats).  Errors\n"
+"are one line on stderr.\n";
 
 static char prog_path[PATH_MAX];
 static char audit_env[PATH_MAX + 32];
@@ -237,6 +246,120 @@ static void plan_image(struct image *im, struct plan *p, unsigned int flags)
 			die(126, err);
 		line("xoload: warning: ", err);
 	}
+}
+
+/*
+ * --plan: PROG, its interpreter and (unless --no-deps) every library of
+ * PROG's closure, breadth first as ld.so loads them (deps.c resolves the
+ * names), each once (by resolved path); the plan lines on stdout, the
+ * --scan lines on stderr as always.  A library that cannot be found or
+ * planned stops it, as it stops ld.so: one line, 127 or 126.
+ */
+#define CLOSURE_MAX	1024
+
+static int plan_closure(struct image *prog, struct plan *pplan, struct plan *iplan, unsigned int flags,
+			bool no_deps)
+{
+	static struct image im;
+	static struct {
+		char path[PATH_MAX], real[PATH_MAX], origin[PATH_MAX];
+		char *rpath;	/* DT_RPATH, if it counts (no DT_RUNPATH), else NULL */
+		int loader;
+	} *o;
+	const char *files[12];
+	int n = 0, i, k, nf = 0;
+	char err[3 * PATH_MAX + 200];
+
+	rt_report_fd = 1;
+	report_plan(prog_path, pplan, 0, report_fmt(flags));
+	if (prog->has_interp)
+		report_plan(prog->interp, iplan, 0, report_fmt(flags));
+	o = calloc(CLOSURE_MAX, sizeof(*o));
+	if (!o)
+		die(126, "out of memory");
+	snprintf(o[n].path, PATH_MAX, "%s", prog_path);
+	o[n++].loader = -1;
+	if (prog->has_interp) {
+		snprintf(o[n].path, PATH_MAX, "%s", prog->interp);
+		o[n++].loader = -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (!realpath(o[i].path, o[i].real))
+			snprintf(o[i].real, PATH_MAX, "%s", o[i].path);
+		dep_origin(o[i].path, o[i].origin);
+	}
+	for (i = 0; i < n && !no_deps; i++) {
+		struct dyninfo d;
+		struct rpath rp[CLOSURE_MAX];
+		int nrp = 0, l;
+
+		if (i == 1 && prog->has_interp)
+			continue;	/* ld.so's own DT_NEEDED are none */
+		if (i == 0) {
+			im = *prog;
+		} else {
+			int rc = image_open_obj(&im, o[i].path, false, err, sizeof(err));
+
+			if (rc)
+				die(rc, err);
+		}
+		if ((k = dyn_read(&im, &d, err, sizeof(err))))
+			die(k, err);
+		if (d.rpath && !d.runpath)
+			o[i].rpath = strdup(d.rpath);
+		if (i > 0) {
+			plan_image(&im, pplan, flags);
+			report_plan(o[i].path, pplan, 0, report_fmt(flags));
+		}
+		/* DT_RPATH: this object's and its loaders', unless it has a DT_RUNPATH. */
+		for (l = d.runpath ? -1 : i; l >= 0 && nrp < CLOSURE_MAX; l = o[l].loader)
+			if (o[l].rpath) {
+				rp[nrp].origin = o[l].origin;
+				rp[nrp++].path = o[l].rpath;
+			}
+		for (k = 0; k < d.nneeded; k++) {
+			const char *name = d.strtab + d.needed[k];
+			char found[PATH_MAX], real[PATH_MAX];
+			int j;
+
+			if (dep_find(name, rp, nrp, o[i].origin, d.runpath, found)) {
+				snprintf(err, sizeof(err), "%s: %s: not found (needed by %s)", prog_path, name, o[i].path);
+				die(127, err);
+			}
+			if (!realpath(found, real))
+				snprintf(real, sizeof(real), "%s", found);
+			for (j = 0; j < n && strcmp(o[j].real, real); j++)
+				;
+			if (j < n)
+				continue;
+			if (n == CLOSURE_MAX) {
+				snprintf(err, sizeof(err), "%s: more than %d objects in its closure", prog_path, CLOSURE_MAX);
+				die(126, err);
+			}
+			snprintf(o[n].path, PATH_MAX, "%s", found);
+			snprintf(o[n].real, PATH_MAX, "%s", real);
+			dep_origin(found, o[n].origin);
+			o[n++].loader = i;
+		}
+		free(d.strtab);
+		if (i > 0)
+			close(im.fd);
+	}
+	fflush(NULL);
+	if (flags & XOF_SCAN) {
+		int st = 0;
+
+		for (i = 0; i < n; i++) {
+			files[nf++] = o[i].path;
+			if (nf == 10 || i == n - 1) {
+				files[nf] = NULL;
+				st |= scan_run(xoscan_path, "", scan_fmtopt(flags), files);
+				nf = 0;
+			}
+		}
+		(void)st;
+	}
+	return 0;
 }
 
 /*
@@ -489,6 +612,7 @@ int main(int argc, char **argv, char **envp)
 	static const struct option opts[] = {
 		{ "report", optional_argument, NULL, 'r' },
 		{ "plan", optional_argument, NULL, 'p' },
+		{ "no-deps", no_argument, NULL, 'D' },
 		{ "scan", optional_argument, NULL, 'S' },
 		{ "strict", no_argument, NULL, 's' },
 		{ "permissive", no_argument, NULL, 'P' },
@@ -504,8 +628,8 @@ int main(int argc, char **argv, char **envp)
 	static struct plan pplan, iplan;
 	char err[PATH_MAX + 200];
 	unsigned int flags = 0;
-	bool plan_only = false, kernel_mode = false;
-	const char *argv0 = NULL;
+	bool plan_only = false, kernel_mode = false, no_deps = false;
+	const char *argv0 = NULL, *rfmt = NULL, *sfmt = NULL;
 	int c, rc;
 
 	{
@@ -518,13 +642,29 @@ int main(int argc, char **argv, char **envp)
 		switch (c) {
 		case 'r':
 		case 'p':
-			flags = (flags & ~(XOF_TSV | XOF_JSON)) | XOF_REPORT | format_flag(optarg, XOF_TSV, XOF_JSON);
+			/* Two formats for the same lines: an error, not "the last one wins". */
+			if (optarg && rfmt && strcmp(optarg, rfmt)) {
+				snprintf(err, sizeof(err), "--%s=%s: the report format is already '%s'",
+					 c == 'p' ? "plan" : "report", optarg, rfmt);
+				die(2, err);
+			}
+			flags = (flags & ~(XOF_TSV | XOF_JSON)) | XOF_REPORT |
+				format_flag(optarg ? optarg : rfmt, XOF_TSV, XOF_JSON);
+			if (optarg)
+				rfmt = optarg;
 			plan_only |= c == 'p';
 			break;
 		case 'S':
+			if (optarg && sfmt && strcmp(optarg, sfmt)) {
+				snprintf(err, sizeof(err), "--scan=%s: the scan format is already '%s'", optarg, sfmt);
+				die(2, err);
+			}
 			flags = (flags & ~(XOF_SCAN_TSV | XOF_SCAN_JSON)) | XOF_SCAN |
-				format_flag(optarg, XOF_SCAN_TSV, XOF_SCAN_JSON);
+				format_flag(optarg ? optarg : sfmt, XOF_SCAN_TSV, XOF_SCAN_JSON);
+			if (optarg)
+				sfmt = optarg;
 			break;
+		case 'D': no_deps = true; break;
 		case 's': flags |= XOF_STRICT; break;
 		case 'P': flags |= XOF_PERMISSIVE; break;
 		case 'n': flags |= XOF_NO_INHERIT; break;
@@ -538,13 +678,18 @@ int main(int argc, char **argv, char **envp)
 	}
 	if (optind >= argc)
 		die(2, "no program given (see --help)");
+	if (no_deps && !plan_only)
+		die(2, "--no-deps: only with --plan (see --help)");
 	/* The kernel maps everything: nothing of xoload's own machinery applies. */
 	if (kernel_mode && ((flags & ~XOF_PRESENT) || plan_only || *audit_path))
 		die(2, "--kernel: not with --report, --plan, --scan, --strict, --no-inherit or --audit (see --help)");
 	rc = find_prog(argv[optind], prog_path, err, sizeof(err));
+	/* --plan plans any object: a library is searched as ld.so searches. */
+	if (rc && plan_only && *argv[optind] && !dep_find_lib(argv[optind], prog_path))
+		rc = 0;
 	if (rc)
 		die(rc, err);
-	rc = image_open(&prog, prog_path, err, sizeof(err));
+	rc = image_open_obj(&prog, prog_path, !plan_only, err, sizeof(err));
 	if (rc)
 		die(rc, err);
 	if (prog.has_interp) {
@@ -583,17 +728,8 @@ int main(int argc, char **argv, char **envp)
 			die(127, err);
 		}
 	}
-	if (plan_only) {
-		const char *files[] = { prog_path, prog.has_interp ? prog.interp : NULL, NULL };
-
-		report_plan(prog_path, &pplan, 0, report_fmt(flags));
-		if (prog.has_interp)
-			report_plan(prog.interp, &iplan, 0, report_fmt(flags));
-		fflush(NULL);
-		if (flags & XOF_SCAN)
-			scan_run(xoscan_path, "", scan_fmtopt(flags), files);
-		return 0;
-	}
+	if (plan_only)
+		return plan_closure(&prog, &pplan, &iplan, flags, no_deps);
 	if (!have_pkeys())
 		die(126, "no protection keys here (CPUID PKU and OSPKE): code cannot be made execute-only");
 	if (!*audit_path)

@@ -67,10 +67,12 @@ void rt_put_safe(struct rt_line *l, const char *s)
 		put_c(l, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
 }
 
+int rt_report_fd = 2;
+
 void rt_flush(struct rt_line *l)
 {
 	l->b[l->n++] = '\n';
-	(void)rt_write(2, l->b, l->n);
+	(void)rt_write(rt_report_fd, l->b, l->n);
 	l->n = 0;
 }
 

@@ -2,7 +2,8 @@
 /*
  * rt/report.h - the --report lines, formatted without libc: the one
  * implementation, used by xoload (report.c) and by the freestanding audit
- * module.  Each line is written with one write(2) to fd 2.
+ * module.  Each line is written with one write(2) to fd 2 (xoload --plan:
+ * fd 1, rt_report_fd).
  *   human: "xoload: OBJECT 0xSTART-0xEND xo|readable WHY"
  *   tsv:   "OBJECT\tSTART\tEND\txo|readable\tWHY" (hex without 0x)
  *   json:  {"object":"OBJECT","start":START,"end":END,"xo":true|false,"why":"WHY"}
@@ -27,8 +28,10 @@ void rt_put_dec(struct rt_line *l, uint64_t v);
 void rt_put_json(struct rt_line *l, const char *s);
 /* @s with control characters as '?': one line, whatever a path holds. */
 void rt_put_safe(struct rt_line *l, const char *s);
-/* Write the line (plus a newline) to fd 2 and empty it. */
+/* Write the line (plus a newline) to rt_report_fd and empty it. */
 void rt_flush(struct rt_line *l);
+/* Where the lines go: fd 2, or 1 for xoload --plan. */
+extern int rt_report_fd;
 
 /* The report lines of @p (link-time addresses + @bias) for object @obj. */
 void rt_report_plan(const char *obj, const struct plan *p, uint64_t bias, enum report_fmt fmt);
