@@ -266,9 +266,11 @@ $(XO_SURVEY): xoloader/survey.c $(XO_PLAN) xoloader/report.c $(XO_HDRS)
 host-tools: $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF) $(XO_SURVEY)
 
 # The long run: the real xoload binary executed for each mutant (-x), xoscan
-# on every 4th.  Failures are saved under build/fuzz-failures/.
+# on every 4th.  Failures are saved under build/fuzz-failures/.  xoload
+# --plan plans the seeds' libraries too: LD_LIBRARY_PATH finds those that
+# live in the VM's /xonly/lib/xoload (their RUNPATH) here.
 fuzz: guest host-tools
-	$(XO_FUZZ) -x -n $(FUZZ_N) -s $(FUZZ_SEED) -S 4 -o $(BUILD)/fuzz-failures \
+	LD_LIBRARY_PATH=$(XO_LIBDIR) $(XO_FUZZ) -x -n $(FUZZ_N) -s $(FUZZ_SEED) -S 4 -o $(BUILD)/fuzz-failures \
 		$(BUILD)/guest/bin/xoload $(BUILD)/guest/bin/xoscan $(XO_SEEDS)
 
 # tests/compat32/NAME.c -> /xonly/tests/compat32/NAME: -m32 static programs

@@ -228,6 +228,41 @@ static unsigned int format_flag(const char *fmt, unsigned int tsv, unsigned int 
 	die(2, "--report, --plan and --scan take 'human', 'tsv' or 'json'");
 }
 
+/*
+ * --plan defers its warnings until every object is planned: an error
+ * then stays the one line on stderr (xofuzz checks), the warnings are
+ * dropped with the plan.
+ */
+static char *warnings;
+static size_t warnlen;
+static bool defer_warnings;
+
+static void warn(const char *msg)
+{
+	size_t n = strlen(msg);
+	char *w;
+
+	if (!defer_warnings) {
+		line("xoload: warning: ", msg);
+		return;
+	}
+	w = realloc(warnings, warnlen + n + 1);
+	if (!w)
+		die(126, "out of memory");
+	warnings = w;
+	memcpy(warnings + warnlen, msg, n + 1);
+	warnlen += n + 1;
+}
+
+static void flush_warnings(void)
+{
+	size_t k;
+
+	for (k = 0; k < warnlen; k += strlen(warnings + k) + 1)
+		line("xoload: warning: ", warnings + k);
+	warnlen = 0;
+}
+
 /* Plan @im; warn about (or, --strict, refuse) objects that stay readable. */
 static void plan_image(struct image *im, struct plan *p, unsigned int flags)
 {
@@ -244,7 +279,7 @@ static void plan_image(struct image *im, struct plan *p, unsigned int flags)
 			 flags & XOF_STRICT ? "; refused (--strict)" : ": kept readable");
 		if (flags & XOF_STRICT)
 			die(126, err);
-		line("xoload: warning: ", err);
+		warn(err);
 	}
 }
 
@@ -257,23 +292,23 @@ static void plan_image(struct image *im, struct plan *p, unsigned int flags)
  */
 #define CLOSURE_MAX	1024
 
-static int plan_closure(struct image *prog, struct plan *pplan, struct plan *iplan, unsigned int flags,
+static int plan_closure(struct image *prog, struct plan *pplan0, struct plan *iplan, unsigned int flags,
 			bool no_deps)
 {
 	static struct image im;
+	static struct plan scratch;
+	struct plan *pplan = &scratch;
 	static struct {
 		char path[PATH_MAX], real[PATH_MAX], origin[PATH_MAX];
 		char *rpath;	/* DT_RPATH, if it counts (no DT_RUNPATH), else NULL */
 		int loader;
+		struct plan_range *r;	/* its plan, printed when all are planned */
+		int nr;
 	} *o;
 	const char *files[12];
 	int n = 0, i, k, nf = 0;
 	char err[3 * PATH_MAX + 200];
 
-	rt_report_fd = 1;
-	report_plan(prog_path, pplan, 0, report_fmt(flags));
-	if (prog->has_interp)
-		report_plan(prog->interp, iplan, 0, report_fmt(flags));
 	o = calloc(CLOSURE_MAX, sizeof(*o));
 	if (!o)
 		die(126, "out of memory");
@@ -309,7 +344,11 @@ static int plan_closure(struct image *prog, struct plan *pplan, struct plan *ipl
 			o[i].rpath = strdup(d.rpath);
 		if (i > 0) {
 			plan_image(&im, pplan, flags);
-			report_plan(o[i].path, pplan, 0, report_fmt(flags));
+			o[i].nr = pplan->n;
+			o[i].r = malloc(sizeof(*o[i].r) * (size_t)(pplan->n ? pplan->n : 1));
+			if (!o[i].r)
+				die(126, "out of memory");
+			memcpy(o[i].r, pplan->r, sizeof(*o[i].r) * (size_t)pplan->n);
 		}
 		/* DT_RPATH: this object's and its loaders', unless it has a DT_RUNPATH. */
 		for (l = d.runpath ? -1 : i; l >= 0 && nrp < CLOSURE_MAX; l = o[l].loader)
@@ -344,6 +383,17 @@ static int plan_closure(struct image *prog, struct plan *pplan, struct plan *ipl
 		free(d.strtab);
 		if (i > 0)
 			close(im.fd);
+	}
+	/* All found and planned: the warnings, then the plans in order. */
+	flush_warnings();
+	rt_report_fd = 1;
+	report_plan(prog_path, pplan0, 0, report_fmt(flags));
+	if (prog->has_interp)
+		report_plan(prog->interp, iplan, 0, report_fmt(flags));
+	for (i = prog->has_interp ? 2 : 1; i < n; i++) {
+		pplan->n = o[i].nr;
+		memcpy(pplan->r, o[i].r, sizeof(*o[i].r) * (size_t)o[i].nr);
+		report_plan(o[i].path, pplan, 0, report_fmt(flags));
 	}
 	fflush(NULL);
 	if (flags & XOF_SCAN) {
@@ -718,6 +768,7 @@ int main(int argc, char **argv, char **envp)
 		snprintf(audit_env, sizeof(audit_env), "LD_AUDIT=%s", audit_path);
 		run_kernel_mode(argv + optind, envp);
 	}
+	defer_warnings = plan_only;
 	plan_image(&prog, &pplan, flags);
 	if (prog.has_interp)
 		plan_image(&interp, &iplan, flags);
