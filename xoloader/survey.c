@@ -83,9 +83,11 @@ static const char usage[] =
 "  --json          one JSON object per line: one per ELF object, then\n"
 "                  one with \"total\":true (default: a table and a summary)\n"
 "  --totals        only the summary (with --json: only the total line)\n"
-"  --svg FILE      also draw the distribution of the objects' coverage\n"
-"                  (execute-only share of each object's executable bytes)\n"
-"                  as an SVG chart into FILE, with gnuplot\n"
+"  --svg FILE      also draw two charts into FILE (SVG, with gnuplot):\n"
+"                  the share of all executable bytes that is execute-only\n"
+"                  and readable by reason, and the distribution of the\n"
+"                  objects' coverage (execute-only share of each object's\n"
+"                  executable bytes); gnuplot and FILE are checked first\n"
 "  -j, --jobs N    plan with N worker processes (default: the number of\n"
 "                  online CPUs)\n"
 "  --no-scan       do not look for WRPKRU/XRSTOR (faster)\n"
@@ -95,8 +97,9 @@ static const char usage[] =
 "      --version   print xosurvey's version and exit\n"
 "\n"
 "A progress line goes to stderr when it is a terminal.  Exit status: 0;\n"
-"1 if a file could not be read, planned or scanned, or a worker died (the\n"
-"output names them); 2 usage error.\n";
+"1 if a file could not be read, planned or scanned, an operand is missing\n"
+"(the others are still surveyed), or a worker died (the output names\n"
+"them); 2 usage error, or --svg without gnuplot or a writable FILE.\n";
 
 /* The categories of readable bytes; elfplan's reasons map onto them. */
 enum { C_HEADERS, C_MIXED, C_DATA, C_TEXTREL, C_NOSHDR, C_OTHER, NCAT };
@@ -701,16 +704,19 @@ static void print_totals(const struct totals *t)
 }
 
 /*
- * The coverage distribution: objects per 10% bin of their execute-only
- * share, with "100%" a bar of its own, drawn by gnuplot into @svg.
+ * Two charts side by side, drawn by gnuplot into @svg: where the
+ * executable bytes of all objects went (execute-only, and the readable
+ * rest by reason: the headline), and the coverage distribution, objects
+ * per 10% bin of their execute-only share, "100%" a bar of its own.
  */
 static int draw_svg(const char *svg, const struct shared *sh, const struct totals *t)
 {
-	char dat[] = "/tmp/xosurvey-XXXXXX", gp[] = "/tmp/xosurvey-gp-XXXXXX", qsvg[2 * PATH_MAX];
+	char dat[] = "/tmp/xosurvey-XXXXXX", bdat[] = "/tmp/xosurvey-b-XXXXXX", gp[] = "/tmp/xosurvey-gp-XXXXXX";
+	char qsvg[2 * PATH_MAX];
 	size_t bins[11] = { 0 }, i, k = 0;
 	const char *argv[] = { "gnuplot", gp, NULL };
-	int fd, gfd, st = -1, ret = 1;
-	FILE *f, *g;
+	int fd, bfd, gfd, st = -1, ret = 1;
+	FILE *f, *b, *g;
 	pid_t pid;
 
 	for (i = 0; i < nfiles; i++) {
@@ -728,17 +734,41 @@ static int draw_svg(const char *svg, const struct shared *sh, const struct total
 	}
 	qsvg[k] = 0;
 	fd = mkstemp(dat);
+	bfd = mkstemp(bdat);
 	gfd = mkstemp(gp);
-	if (fd < 0 || gfd < 0 || !(f = fdopen(fd, "w")) || !(g = fdopen(gfd, "w"))) {
+	if (fd < 0 || bfd < 0 || gfd < 0 || !(f = fdopen(fd, "w")) || !(b = fdopen(bfd, "w")) ||
+	    !(g = fdopen(gfd, "w"))) {
 		fprintf(stderr, "xosurvey: --svg: temporary files: %s\n", strerror(errno));
 		goto out;
 	}
 	for (i = 0; i < 11; i++)
 		fprintf(f, "%zu %zu\n", i, bins[i]);
 	fclose(f);
-	fprintf(g, "set terminal svg size 800,480 dynamic font 'sans,12'\n"
+	fprintf(b, "0 %.4f %llu\n", pct(t->xo, t->exec), (unsigned long long)t->xo);
+	for (i = 0; i < NCAT; i++)
+		fprintf(b, "%zu %.4f %llu\n", i + 1, pct(t->cat[i], t->exec), (unsigned long long)t->cat[i]);
+	fclose(b);
+	fprintf(g, "set terminal svg size 1280,520 dynamic font 'sans,12'\n"
 		"set output '%s'\n"
-		"set title 'Execute-only coverage of %zu ELF objects (all together: %.2f%%)'\n"
+		"set multiplot layout 1,2\n"
+		"set title 'Executable bytes of %zu ELF objects (%.1f MiB): %.2f%% execute-only'\n"
+		"set ylabel 'share of all executable bytes (%%)'\n"
+		"set style fill solid 0.7 border -1\n"
+		"set boxwidth 0.8\n"
+		"set xrange [-0.6:%d.6]\n"
+		"set yrange [0:110]\n"
+		"set xtics ('execute-only' 0",
+		qsvg, t->planned, t->exec / 1048576.0, pct(t->xo, t->exec), NCAT);
+	for (i = 0; i < NCAT; i++)
+		fprintf(g, ", 'readable: %s' %zu", cat_name[i], i + 1);
+	fprintf(g, ") rotate by -30\n"
+		"set grid ytics\n"
+		"plot '%s' using 1:2 with boxes notitle, '' using 1:2:(sprintf('%%.2f%%%%', $2)) "
+		"with labels offset 0,0.7 notitle\n"
+		"unset xtics\n"
+		"set xtics\n",
+		bdat);
+	fprintf(g, "set title 'Execute-only coverage of %zu ELF objects (all together: %.2f%%)'\n"
 		"set xlabel 'share of the object''s executable bytes that is execute-only'\n"
 		"set ylabel 'objects'\n"
 		"set style fill solid 0.7 border -1\n"
@@ -749,8 +779,9 @@ static int draw_svg(const char *svg, const struct shared *sh, const struct total
 		"set xtics ('0-10%%%%' 0, '10-20%%%%' 1, '20-30%%%%' 2, '30-40%%%%' 3, '40-50%%%%' 4, '50-60%%%%' 5,"
 		" '60-70%%%%' 6, '70-80%%%%' 7, '80-90%%%%' 8, '90-<100%%%%' 9, '100%%%%' 10) rotate by -30\n"
 		"set grid ytics\n"
-		"plot '%s' using 1:2 with boxes notitle, '' using 1:2:2 with labels offset 0,0.7 notitle\n",
-		qsvg, t->planned, pct(t->xo, t->exec), dat);
+		"plot '%s' using 1:2 with boxes notitle, '' using 1:2:2 with labels offset 0,0.7 notitle\n"
+		"unset multiplot\n",
+		t->planned, pct(t->xo, t->exec), dat);
 	fclose(g);
 	if ((st = posix_spawnp(&pid, "gnuplot", NULL, NULL, (char *const *)argv, environ))) {
 		fprintf(stderr, "xosurvey: --svg: cannot run gnuplot: %s (Debian: gnuplot-nox)\n", strerror(st));
@@ -765,8 +796,52 @@ static int draw_svg(const char *svg, const struct shared *sh, const struct total
 	ret = 0;
 out:
 	unlink(dat);
+	unlink(bdat);
 	unlink(gp);
 	return ret;
+}
+
+/* @name on PATH, as posix_spawn needs a path. */
+static const char *on_path(const char *name);
+
+/* --svg FILE: gnuplot on PATH, FILE writable (or creatable), else say so: 1. */
+static int svg_check(const char *svg)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	if (!on_path("gnuplot")) {
+		fputs("xosurvey: --svg: gnuplot is not on PATH (Debian: apt install gnuplot-nox)\n", stderr);
+		return 1;
+	}
+	if (!stat(svg, &st)) {
+		if (S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "xosurvey: --svg %s: a directory\n", svg);
+			return 1;
+		}
+		if (access(svg, W_OK)) {
+			fprintf(stderr, "xosurvey: --svg %s: %s\n", svg, strerror(errno));
+			return 1;
+		}
+		return 0;
+	}
+	if (errno != ENOENT) {
+		fprintf(stderr, "xosurvey: --svg %s: %s\n", svg, strerror(errno));
+		return 1;
+	}
+	snprintf(dir, sizeof(dir), "%s", svg);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		dir[1] = 0;
+	else if (slash)
+		*slash = 0;
+	else
+		snprintf(dir, sizeof(dir), ".");
+	if (stat(dir, &st) || access(dir, W_OK | X_OK)) {
+		fprintf(stderr, "xosurvey: --svg %s: cannot create it in %s: %s\n", svg, dir, strerror(errno));
+		return 1;
+	}
+	return 0;
 }
 
 /* xoscan: next to our resolved path, else on PATH. */
@@ -830,7 +905,15 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'J': json = true; break;
 		case 'T': totals_only = true; break;
-		case 'G': svg = optarg; break;
+		case 'G':
+			/* "--svg --totals" must not draw into a file named --totals */
+			if (optarg[0] == '-' && optarg[1]) {
+				fprintf(stderr, "xosurvey: --svg wants a file name, not '%s' (a file of that name: "
+					"--svg ./%s)\n", optarg, optarg);
+				return 2;
+			}
+			svg = optarg;
+			break;
 		case 'N': do_scan = false; break;
 		case 'X': xoscan_path = optarg; break;
 		case 'j':
@@ -852,6 +935,9 @@ int main(int argc, char **argv)
 	}
 	if (jobs < 1)
 		jobs = 1;
+	/* --svg: gnuplot and a writable FILE, before minutes of surveying. */
+	if (svg && svg_check(svg))
+		return 2;
 	if (do_scan && !xoscan_path && !(xoscan_path = find_xoscan()) && !(xoscan_path = on_path("xoscan"))) {
 		fputs("xosurvey: xoscan not found next to xosurvey or on PATH (--xoscan PATH, or --no-scan)\n", stderr);
 		return 2;
@@ -864,9 +950,10 @@ int main(int argc, char **argv)
 		static char real[PATH_MAX];
 		struct stat lst, st;
 
+		/* A missing operand is an error; the others are still surveyed (exit 1). */
 		if (lstat(argv[i], &lst)) {
-			fprintf(stderr, "xosurvey: %s: %s\n", argv[i], strerror(errno));
-			return 2;
+			operand_error(argv[i], strerror(errno));
+			continue;
 		}
 		/* Operands are followed (a dangling link or a loop is an error); trees are not. */
 		if (stat(argv[i], &st)) {
@@ -888,7 +975,7 @@ int main(int argc, char **argv)
 		}
 		if (nftw(walk_real ? walk_real : argv[i], walk_cb, 64, FTW_PHYS)) {
 			fprintf(stderr, "xosurvey: %s: walk failed: %s\n", argv[i], strerror(errno));
-			return 1;
+			walk_errors++;
 		}
 	}
 	dedupe();
