@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "deps.h"
@@ -110,8 +111,10 @@ static const char usage[] =
 "exit status: PROG's own; PROG is not a child, so a death by signal is\n"
 "seen by the caller as that signal (a shell reports 128+N).  xoload's own\n"
 "errors: 127 PROG or its interpreter not found, 126 not executable or\n"
-"malformed, or no protection keys on this machine, or the audit module did\n"
-"not run, or an object cannot be planned (before any of PROG's code runs),\n"
+"malformed, or set-user-ID, set-group-ID or with file capabilities (xoload\n"
+"cannot carry those privileges), or no protection keys on this machine, or\n"
+"the audit module did not run, or an object cannot be planned (before any\n"
+"of PROG's code runs),\n"
 "2 usage error (also: --report and --plan with different formats).  Errors\n"
 "are one line on stderr.\n";
 
@@ -281,6 +284,36 @@ static void plan_image(struct image *im, struct plan *p, unsigned int flags)
 			die(126, err);
 		warn(err);
 	}
+}
+
+/*
+ * A set-user-ID or set-group-ID PROG, or one with file capabilities: the
+ * kernel grants those when it executes PROG, but here it executed xoload,
+ * which maps PROG itself.  Running it without them would be a different
+ * program (one that fails, or does something else, without its rights):
+ * refuse, unless we have them already (the file's owner or group, root
+ * for capabilities).  --plan runs nothing and plans such files.
+ */
+static void refuse_privileged(const struct image *im)
+{
+	char err[PATH_MAX + 300];
+	const char *what = NULL;
+	struct stat st;
+
+	if (fstat(im->fd, &st))
+		return;
+	if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
+		what = "set-user-ID";
+	else if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getegid())
+		what = "set-group-ID";	/* S_ISGID without S_IXGRP is no set-group-ID */
+	else if (geteuid() != 0 && fgetxattr(im->fd, "security.capability", NULL, 0) >= 0)
+		what = "given file capabilities";
+	if (!what)
+		return;
+	snprintf(err, sizeof(err),
+		 "%s: %s: xoload cannot run it with those privileges (the kernel executed xoload, not it); "
+		 "run it without xoload, or as the user it would run as", im->path, what);
+	die(126, err);
 }
 
 /*
@@ -781,6 +814,7 @@ int main(int argc, char **argv, char **envp)
 	}
 	if (plan_only)
 		return plan_closure(&prog, &pplan, &iplan, flags, no_deps);
+	refuse_privileged(&prog);
 	if (!have_pkeys())
 		die(126, "no protection keys here (CPUID PKU and OSPKE): code cannot be made execute-only");
 	if (!*audit_path)
