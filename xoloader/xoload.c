@@ -127,19 +127,26 @@ static char prog_env[PATH_MAX + 32];	/* XOLOAD_PROG=PROG, see reexec_args() */
 
 /*
  * One line on stderr.  Paths in it come from the command line and from the
- * files (PT_INTERP): control characters go out as \xNN, or a newline in an
- * interpreter name would make an error two lines.
+ * files (PT_INTERP): control characters (and bytes that are not valid
+ * UTF-8) go out as \xNN, or a newline in an interpreter name would make an
+ * error two lines.
  */
 static void line(const char *prefix, const char *msg)
 {
+	size_t n;
+
+	/* and bytes that are not valid UTF-8, as the report lines (rt/report.c) */
 	fputs(prefix, stderr);
-	for (; *msg; msg++) {
+	while (*msg) {
 		unsigned char c = (unsigned char)*msg;
 
-		if (c < 0x20 || c == 0x7f)
+		if (c < 0x20 || c == 0x7f || !(n = rt_utf8_len(msg))) {
 			fprintf(stderr, "\\x%02x", c);
-		else
-			fputc(c, stderr);
+			msg++;
+		} else {
+			fwrite(msg, 1, n, stderr);
+			msg += n;
+		}
 	}
 	fputc('\n', stderr);
 }

@@ -64,6 +64,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rt/report.h"
 #include "rt/rtplan.h"
 
 #define MAX_SECTS	1024
@@ -172,21 +173,31 @@ static struct sect *sect_at(struct obj *o, uint64_t off)
 	return NULL;
 }
 
-/* @s as a JSON string; bytes >= 0x80 as they are (paths are bytes). */
+/* @s as a JSON string: rt/report.c's escaping (valid JSON for any bytes). */
 static void json_put(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	static struct rt_line l;
 
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	l.n = 0;
+	rt_put_json(&l, s);
+	fwrite(l.b, 1, l.n, stdout);
+}
+
+/*
+ * @s for a human line or an error: control characters and bytes that are
+ * not valid UTF-8 as \xNN (rt_put_safe), so that a name never splits a
+ * line.  Two buffers: two names may be in one line.
+ */
+static const char *safe(const char *s)
+{
+	static struct rt_line l[2];
+	static int k;
+	struct rt_line *b = &l[k ^= 1];
+
+	b->n = 0;
+	rt_put_safe(b, s);
+	b->b[b->n] = 0;
+	return b->b;
 }
 
 static void finding(struct obj *o, uint64_t vaddr, uint64_t off, const char *sect,
@@ -206,7 +217,7 @@ static void finding(struct obj *o, uint64_t vaddr, uint64_t off, const char *sec
 		printf("scan\t%s\t%llx\t%llx\t%s\t%s\t%s\n", o->name, (unsigned long long)vaddr,
 		       (unsigned long long)off, sect, where, txt);
 	else
-		printf("%s%s +0x%llx (file 0x%llx) %s %s: %s\n", pfx, o->name,
+		printf("%s%s +0x%llx (file 0x%llx) %s %s: %s\n", pfx, safe(o->name),
 		       (unsigned long long)vaddr, (unsigned long long)off, sect, where, txt);
 }
 
@@ -293,7 +304,7 @@ static int scan_image(const uint8_t *img, uint64_t size, const char *name, int f
 	e = elf_memory((char *)img, size);
 	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) || gelf_getclass(e) != ELFCLASS64 ||
 	    eh.e_machine != EM_X86_64 || elf_getphdrnum(e, &phnum)) {
-		fprintf(stderr, "%s%s: not an x86-64 ELF file\n", pfx, name);
+		fprintf(stderr, "%s%s: not an x86-64 ELF file\n", pfx, safe(name));
 		if (e)
 			elf_end(e);
 		return 1;
@@ -338,7 +349,7 @@ static int scan_image(const uint8_t *img, uint64_t size, const char *name, int f
 	} else if (fmt == TSV)
 		printf("scan-total\t%s\t%lu\t%llu\n", name, o.found, (unsigned long long)bytes);
 	else
-		printf("%s%s: %lu found in %llu executable bytes\n", pfx, name, o.found,
+		printf("%s%s: %lu found in %llu executable bytes\n", pfx, safe(name), o.found,
 		       (unsigned long long)bytes);
 	fflush(stdout);
 	elf_end(e);
@@ -387,7 +398,7 @@ static int scan_file(const char *path, const char *tag, int fmt)
 	/* O_NONBLOCK: a FIFO must not wait for a writer before fstat() refuses it. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size == 0) {
-		fprintf(stderr, "%s%s: %s\n", pfx, name,
+		fprintf(stderr, "%s%s: %s\n", pfx, safe(name),
 			fd < 0 ? strerror(errno) : S_ISDIR(st.st_mode) ? "a directory, not a file" :
 			S_ISFIFO(st.st_mode) ? "not a regular file: a FIFO" :
 			S_ISCHR(st.st_mode) ? "not a regular file: a character device" :
@@ -407,14 +418,14 @@ static int scan_file(const char *path, const char *tag, int fmt)
 	if (rtplan_admit(fd, &admission)) {
 		char what[160];
 
-		fprintf(stderr, "%s%s: not scanned: %s\n", pfx, name, what_is(fd, admission.err, what, sizeof(what)));
+		fprintf(stderr, "%s%s: not scanned: %s\n", pfx, safe(name), what_is(fd, admission.err, what, sizeof(what)));
 		close(fd);
 		return 1;
 	}
 	img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (img == MAP_FAILED) {
-		fprintf(stderr, "%s%s: %s\n", pfx, name, strerror(errno));
+		fprintf(stderr, "%s%s: %s\n", pfx, safe(name), strerror(errno));
 		return 1;
 	}
 	ret = scan_image(img, (uint64_t)st.st_size, name, fmt);
@@ -436,7 +447,7 @@ static int scan_vdso(const char *tag, int fmt)
 
 	snprintf(name, sizeof(name), "%s[vdso]", tag);
 	if (!eh) {
-		fprintf(stderr, "%s%s: no vDSO\n", pfx, name);
+		fprintf(stderr, "%s%s: no vDSO\n", pfx, safe(name));
 		return 1;
 	}
 	size = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;

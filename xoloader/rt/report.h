@@ -24,10 +24,19 @@ struct rt_line { char b[3 * 4096 + 512]; size_t n; };
 void rt_put(struct rt_line *l, const char *s);
 void rt_put_hex(struct rt_line *l, uint64_t v);
 void rt_put_dec(struct rt_line *l, uint64_t v);
-/* @s as a JSON string: quoted, '"' '\\' and control characters escaped. */
+/*
+ * @s as a JSON string: quoted, '"' '\\' and control characters escaped,
+ * and each byte that is not part of valid UTF-8 as \udcXX (a lone
+ * surrogate: Python's surrogateescape), so the line is valid JSON.
+ */
 void rt_put_json(struct rt_line *l, const char *s);
-/* @s with control characters as '?': one line, whatever a path holds. */
+/*
+ * @s with control characters and bytes that are not valid UTF-8 as \xNN:
+ * one line of text, whatever a path holds.
+ */
 void rt_put_safe(struct rt_line *l, const char *s);
+/* The length of the valid UTF-8 sequence at @s (1 for ASCII), or 0. */
+size_t rt_utf8_len(const char *s);
 /* Write the line (plus a newline) to rt_report_fd and empty it. */
 void rt_flush(struct rt_line *l);
 /* Where the lines go: fd 2, or 1 for xoload --plan. */
