@@ -91,9 +91,10 @@ ok $? "--plan --no-deps: two objects ($n, status $st)"
 ok $? "--no-deps without --plan: usage error (status $st: $(cat err))"
 
 # Not found: 127, one line naming the library and who needs it.
-"$xo" --plan ./m >/dev/null 2>err; st=$?
-[ "$st" = 127 ] && [ "$(wc -l <err)" = 1 ] && grep -q '^xoload: ./m: libg.so: not found (needed by ./m)$' err
-ok $? "a library that is not found: status 127, one line (status $st: $(cat err))"
+"$xo" --plan ./m >out 2>err; st=$?
+[ "$st" = 127 ] && [ "$(wc -l <err)" = 1 ] && grep -q '^xoload: ./m: libg.so: not found (needed by ./m)$' err &&
+	[ ! -s out ]
+ok $? "a library that is not found: status 127, one line, no plan printed (status $st: $(cat err); stdout $(wc -l <out) lines)"
 
 # Two formats for the same lines: an error.
 for opts in "--plan=json --report=tsv" "--plan=tsv --plan=json" "--report=json --plan=human" "--scan=tsv --scan=json"; do
