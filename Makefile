@@ -43,13 +43,19 @@ help:
 	@echo '  make series-build build each kernel of KVERS after each patch of the series in turn'
 	@echo '  make install      install the user-space tools under DESTDIR/PREFIX (PREFIX=$(PREFIX))'
 	@echo '  make uninstall    remove what make install installed'
+	@echo '  make install-list the files make install installs (INSTALL_TABLE), with their modes'
 	@echo '  make deb          a Debian binary package of the user-space tools, checked with lintian'
 	@echo '  make clean        remove $(BUILD) (the kernel cache stays; see README.md)'
+	@echo '  make help         this text'
 	@echo
 	@echo 'variables: KVER=6.1|6.12  PATCHES=kernel/patches|none  KSRC=tree-or-tarball'
 	@echo '           XONLY_ACCEL=tcg|kvm (default: kvm -cpu host where /dev/kvm and PKU are there, else tcg -cpu max)'
 	@echo '           T=pattern (run only tests whose path matches)'
+	@echo '           XONLY_ON=0 NOPKU=0 (make check: leave the xonly=on, the nopku boot out)'
 	@echo '           PREFIX DESTDIR BINDIR LIBDIR LIBEXECDIR MANDIR INCLUDEDIR (make install)'
+	@echo '           SURVEY_DIRS=$(SURVEY_DIRS) (make survey, make bench)  FUZZ_N FUZZ_SEED (make fuzz)'
+	@echo 'environment: XONLY_CACHE (kernel cache, ~/.cache/xonly)  XONLY_WORK (unpacked trees,'
+	@echo '           /var/tmp/xonly-work)  XONLY_REBUILD=1 (ignore the kernel cache)'
 
 deps:
 	@scripts/deps
@@ -124,7 +130,7 @@ XO_RT      := xoloader/rt/rtplan.c xoloader/rt/report.c xoloader/ehframe.c xoloa
 # minimal reader's admission checks and report lines, and reads .eh_frame
 # with ehframe.c and tells padding from data with fill.c, as rtplan.c does.
 XO_PLAN    := xoloader/elfplan.c $(XO_RT)
-XO_LOADER  := xoloader/xoload.c xoloader/load.c xoloader/report.c $(XO_RT)
+XO_LOADER  := xoloader/xoload.c xoloader/load.c xoloader/deps.c xoloader/report.c $(XO_RT)
 XO_AUDIT   := xoloader/audit.c $(XO_RT) xoloader/rt/carve.c
 # The module must not need a libc: nothing but its own code in its namespace,
 # no constructors, nothing ld.so relocates but (at most) data pointers.
@@ -241,9 +247,9 @@ $(BUILD)/host/xoload-main.o: xoloader/xoload.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -Dmain=xoload_main -c -o $@ $<
 
-$(XO_FUZZ): xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c xoloader/elfplan.c xoloader/report.c \
+$(XO_FUZZ): xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c xoloader/deps.c xoloader/elfplan.c xoloader/report.c \
 	    xoloader/plancmp.c $(XO_RT) $(XO_HDRS)
-	$(CC) $(XO_CFLAGS) -o $@ xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c \
+	$(CC) $(XO_CFLAGS) -o $@ xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c xoloader/deps.c \
 		xoloader/elfplan.c xoloader/report.c xoloader/plancmp.c $(XO_RT) -lelf
 
 # planproof: the data-in-text rule checked against what the code reads
@@ -270,9 +276,11 @@ $(XO_SURVEY): xoloader/survey.c $(XO_PLAN) xoloader/report.c $(XO_HDRS)
 host-tools: $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF) $(XO_SURVEY)
 
 # The long run: the real xoload binary executed for each mutant (-x), xoscan
-# on every 4th.  Failures are saved under build/fuzz-failures/.
+# on every 4th.  Failures are saved under build/fuzz-failures/.  xoload
+# --plan plans the seeds' libraries too: LD_LIBRARY_PATH finds those that
+# live in the VM's /xonly/lib/xoload (their RUNPATH) here.
 fuzz: guest host-tools
-	$(XO_FUZZ) -x -n $(FUZZ_N) -s $(FUZZ_SEED) -S 4 -o $(BUILD)/fuzz-failures \
+	LD_LIBRARY_PATH=$(XO_LIBDIR) $(XO_FUZZ) -x -n $(FUZZ_N) -s $(FUZZ_SEED) -S 4 -o $(BUILD)/fuzz-failures \
 		$(BUILD)/guest/bin/xoload $(BUILD)/guest/bin/xoscan $(XO_SEEDS)
 
 # tests/compat32/NAME.c -> /xonly/tests/compat32/NAME: -m32 static programs
@@ -346,8 +354,11 @@ XO_LAYOUT   := $(shell printf '%s\n' '$(XOLOAD_DIR)' '$(XOSCAN_DIR)' '$(XO_MODDI
 INST        := $(BUILD)/inst/$(XO_LAYOUT)
 
 # THE list of installed files, one a line: MODE SOURCE DESTINATION.  MODE is
-# an octal mode for `install -m`, or "link" for a symlink DESTINATION ->
-# SOURCE (SOURCE relative to DESTINATION's directory).  install, uninstall,
+# an octal mode for `install -m`, "link" for a symlink DESTINATION ->
+# SOURCE (SOURCE relative to DESTINATION's directory), or "so" for a man
+# page ".so SOURCE" (SOURCE relative to MANDIR: man/pkey_set.2 is a symlink
+# in the tree, so that `man -l man/pkey_set.2` works there, and a .so link
+# where it is installed).  install, uninstall,
 # `make install-list` (tests/host/install.sh) and `make deb` all read it.
 INSTALL_TABLE := \
   755  $(INST)/xoload                $(XOLOAD_DIR)/xoload \
@@ -361,10 +372,10 @@ INSTALL_TABLE := \
   644  xoloader/xosurvey.1           $(MANDIR)/man1/xosurvey.1 \
   644  jit-demo/jit-demo.1           $(MANDIR)/man1/jit-demo.1 \
   644  man/pkey_get.2                $(MANDIR)/man2/pkey_get.2 \
-  644  man/pkey_set.2                $(MANDIR)/man2/pkey_set.2 \
+  so   man2/pkey_get.2               $(MANDIR)/man2/pkey_set.2 \
   644  man/xonly.7                   $(MANDIR)/man7/xonly.7
 # The SOURCEs of the table's file rows (every third word from the second).
-install_srcs = $(if $(1),$(if $(filter link,$(word 1,$(1))),,$(word 2,$(1))) \
+install_srcs = $(if $(1),$(if $(filter link so,$(word 1,$(1))),,$(word 2,$(1))) \
                $(call install_srcs,$(wordlist 4,$(words $(1)),$(1))))
 INSTALL_SRC := $(call install_srcs,$(INSTALL_TABLE))
 MAN_PAGES   := $(filter %.1 %.2 %.7,$(INSTALL_SRC))

@@ -9,6 +9,7 @@
  * which isolates what the strategies differ in.  Code generation itself is
  * done once, outside the timed loops: it does not depend on the strategy.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -108,7 +109,7 @@ static int bench_one(enum cm_strategy s, const uint8_t *buf, size_t n, int n_var
 	double t0, t;
 
 	if (!cm) {
-		fprintf(stderr, "jit-demo: bench: %s\n", err);
+		fprintf(stderr, "jit-demo: bench: %s%s\n", err, errno == EOPNOTSUPP ? ": not measured" : "");
 		return -1;
 	}
 	/* The function the exec threads run has a page of its own. */

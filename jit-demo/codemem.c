@@ -2,6 +2,7 @@
 /*
  * codemem.c - the four code-memory strategies of codemem.h.
  */
+#include <cpuid.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -110,6 +111,16 @@ static struct codemem *fail(struct codemem *cm, char *err, size_t errlen, const 
 	return NULL;
 }
 
+bool cm_have_pkeys(void)
+{
+	unsigned int eax, ebx, ecx, edx;
+
+	/* PKU (CPUID.7.0:ECX[3]) and OSPKE (ECX[4]: the kernel enabled it) */
+	if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
+		return false;
+	return (ecx & (1u << 3)) && (ecx & (1u << 4));
+}
+
 struct codemem *cm_create(enum cm_strategy s, size_t size, char *err, size_t errlen)
 {
 	return cm_create_at(s, NULL, size, err, errlen);
@@ -123,6 +134,14 @@ struct codemem *cm_create_at(enum cm_strategy s, void *addr, size_t size, char *
 
 	if (!cm) {
 		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	/* Say so, rather than pkey_alloc's bare EINVAL (or ENOSPC). */
+	if ((s == CM_PKEY || s == CM_PKEY_SYSCALL) && !cm_have_pkeys()) {
+		snprintf(err, errlen, "%s code memory: this machine has no protection keys (PKU, or the kernel "
+			 "did not enable them)", cm_strategy_name(s));
+		free(cm);
+		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	cm->s = s;

@@ -24,6 +24,7 @@
 #ifndef JIT_CODEMEM_H
 #define JIT_CODEMEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,7 +32,12 @@ enum cm_strategy { CM_PKEY, CM_PKEY_SYSCALL, CM_MPROTECT, CM_DUALMAP, CM_NSTRATE
 
 struct codemem;
 
-/* Maps @size bytes (rounded up to pages); NULL with a message in @err. */
+/* True if the CPU has protection keys and the kernel enabled them (OSPKE). */
+bool cm_have_pkeys(void);
+/*
+ * Maps @size bytes (rounded up to pages); NULL with a message in @err
+ * (errno EOPNOTSUPP: a pkey strategy on a machine without pkeys).
+ */
 struct codemem *cm_create(enum cm_strategy s, size_t size, char *err, size_t errlen);
 /*
  * The same, with the executable view at @addr (MAP_FIXED: the caller owns

@@ -246,7 +246,9 @@ int main(int argc, char **argv)
 	}
 	cm = cm_create(strategy, code_size, err, sizeof(err));
 	if (!cm) {
-		fprintf(stderr, "jit-demo: %s\n", err);
+		/* Without PKU: say what to do instead. */
+		fprintf(stderr, "jit-demo: %s%s\n", err, errno == EOPNOTSUPP ?
+			": run with -s mprotect (or -s dualmap), which need no protection keys" : "");
 		return 1;
 	}
 	if (jit_compile(cm, &p, &jc, err, sizeof(err))) {

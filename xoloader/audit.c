@@ -238,6 +238,7 @@ static void scan(const char *path, const char *tag)
 	if (!beside_self(xoscan, sizeof(xoscan), "/" XO_XOSCAN_FROM_AUDIT))
 		return;
 	av[n++] = xoscan;
+	av[n++] = "--prefix=xoload: scan: ";
 	if (flags & XOF_SCAN_JSON)
 		av[n++] = "--json";
 	else if (flags & XOF_SCAN_TSV)

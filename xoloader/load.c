@@ -38,6 +38,11 @@ static uint64_t up(uint64_t x) { return (x + pg() - 1) & ~(pg() - 1); }
 
 int image_open(struct image *im, const char *path, char *err, size_t errlen)
 {
+	return image_open_obj(im, path, true, err, errlen);
+}
+
+int image_open_obj(struct image *im, const char *path, bool need_entry, char *err, size_t errlen)
+{
 	const Elf64_Ehdr *eh = &im->eh;
 	uint64_t fsize, prev_end = 0;
 	bool have_load = false, entry_ok = false;
@@ -127,7 +132,7 @@ int image_open(struct image *im, const char *path, char *err, size_t errlen)
 		fail(126, "%s: no PT_LOAD segment", path);
 	if (im->hi - im->lo > MAX_SPAN)
 		fail(126, "%s: PT_LOADs span more than %llu GiB", path, MAX_SPAN >> 30);
-	if (!entry_ok)
+	if (!entry_ok && (need_entry || eh->e_type != ET_DYN))
 		fail(126, "%s: entry point 0x%llx is not in an executable segment", path,
 		     (unsigned long long)eh->e_entry);
 	if (!im->phdr_va)

@@ -35,6 +35,12 @@ struct image {
  * message in @err.
  */
 int image_open(struct image *im, const char *path, char *err, size_t errlen);
+/*
+ * The same for any object: with !@need_entry, an ET_DYN (a library, a
+ * plugin) whose entry point is 0 or not in an executable segment is
+ * admitted too (xoload --plan plans any object; it does not run it).
+ */
+int image_open_obj(struct image *im, const char *path, bool need_entry, char *err, size_t errlen);
 /* Map the validated image; returns 0 or 126 with @err set. */
 int image_map(struct image *im, char *err, size_t errlen);
 

@@ -50,6 +50,7 @@ int scan_run(const char *xoscan, const char *tag, const char *fmtopt, const char
 	pid_t pid;
 
 	argv[n++] = xoscan;
+	argv[n++] = "--prefix=xoload: scan: ";
 	if (fmtopt)
 		argv[n++] = fmtopt;
 	snprintf(tagopt, sizeof(tagopt), "--tag=%s", tag);

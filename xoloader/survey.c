@@ -54,10 +54,33 @@ static char *json_str(char *out, size_t len, const char *s)
 {
 	static struct rt_line l;
 
+	/* Never cut (a cut string is invalid JSON): escaped, a name grows. */
 	l.n = 0;
 	rt_put_json(&l, s);
-	snprintf(out, len, "%.*s", (int)l.n, l.b);
-	return out;
+	if (l.n < len) {
+		memcpy(out, l.b, l.n);
+		out[l.n] = 0;
+		return out;
+	}
+	l.b[l.n < sizeof(l.b) ? l.n : sizeof(l.b) - 1] = 0;
+	return l.b;
+}
+
+/*
+ * @s for a human line or an error: control characters and bytes that are
+ * not valid UTF-8 as \xNN (rt_put_safe), so that a name never splits a
+ * line.  Two buffers: two names may be in one line.
+ */
+static const char *safe(const char *s)
+{
+	static struct rt_line l[2];
+	static int k;
+	struct rt_line *b = &l[k ^= 1];
+
+	b->n = 0;
+	rt_put_safe(b, s);
+	b->b[b->n] = 0;
+	return b->b;
 }
 
 #ifndef XONLY_VERSION
@@ -83,9 +106,11 @@ static const char usage[] =
 "  --json          one JSON object per line: one per ELF object, then\n"
 "                  one with \"total\":true (default: a table and a summary)\n"
 "  --totals        only the summary (with --json: only the total line)\n"
-"  --svg FILE      also draw the distribution of the objects' coverage\n"
-"                  (execute-only share of each object's executable bytes)\n"
-"                  as an SVG chart into FILE, with gnuplot\n"
+"  --svg FILE      also draw two charts into FILE (SVG, with gnuplot):\n"
+"                  the share of all executable bytes that is execute-only\n"
+"                  and readable by reason, and the distribution of the\n"
+"                  objects' coverage (execute-only share of each object's\n"
+"                  executable bytes); gnuplot and FILE are checked first\n"
 "  -j, --jobs N    plan with N worker processes (default: the number of\n"
 "                  online CPUs)\n"
 "  --no-scan       do not look for WRPKRU/XRSTOR (faster)\n"
@@ -95,8 +120,9 @@ static const char usage[] =
 "      --version   print xosurvey's version and exit\n"
 "\n"
 "A progress line goes to stderr when it is a terminal.  Exit status: 0;\n"
-"1 if a file could not be read, planned or scanned, or a worker died (the\n"
-"output names them); 2 usage error.\n";
+"1 if a file could not be read, planned or scanned, an operand is missing\n"
+"(the others are still surveyed), or a worker died (the output names\n"
+"them); 2 usage error, or --svg without gnuplot or a writable FILE.\n";
 
 /* The categories of readable bytes; elfplan's reasons map onto them. */
 enum { C_HEADERS, C_MIXED, C_DATA, C_TEXTREL, C_NOSHDR, C_OTHER, NCAT };
@@ -214,7 +240,7 @@ static int walk_cb(const char *rpath, const struct stat *st, int type, struct FT
 		path = shown;
 	}
 	if (type == FTW_DNR || type == FTW_NS) {
-		fprintf(stderr, "xosurvey: %s: cannot %s it: %s\n", path, type == FTW_DNR ? "read" : "stat",
+		fprintf(stderr, "xosurvey: %s: cannot %s it: %s\n", safe(path), type == FTW_DNR ? "read" : "stat",
 			err ? strerror(err) : "unknown error");
 		walk_errors++;
 		return 0;
@@ -233,7 +259,7 @@ static int walk_cb(const char *rpath, const struct stat *st, int type, struct FT
 /* An operand that is not an ELF object: one line saying why, and exit 1. */
 static void operand_error(const char *path, const char *why)
 {
-	fprintf(stderr, "xosurvey: %s: %s\n", path, why);
+	fprintf(stderr, "xosurvey: %s: %s\n", safe(path), why);
 	operand_errors++;
 }
 
@@ -611,7 +637,7 @@ static void print_row(const char *path, const struct result *r)
 	int i;
 
 	if (r->state != S_PLANNED) {
-		printf("%-9s %s: %s\n", r->state == S_SKIPPED ? "skipped" : "ERROR", path, r->note);
+		printf("%-9s %s: %s\n", r->state == S_SKIPPED ? "skipped" : "ERROR", safe(path), r->note);
 		return;
 	}
 	printf("%9llu %9llu %6.2f%%", (unsigned long long)(r->exec / 1024), (unsigned long long)(r->xo / 1024),
@@ -622,7 +648,7 @@ static void print_row(const char *path, const struct result *r)
 		printf(" %6lu %6lu", r->wrpkru, r->xrstor);
 	else
 		printf(" %6s %6s", "-", "-");
-	printf("  %s\n", path);
+	printf("  %s\n", safe(path));
 }
 
 static void add_up(struct totals *t, const struct result *r)
@@ -701,16 +727,19 @@ static void print_totals(const struct totals *t)
 }
 
 /*
- * The coverage distribution: objects per 10% bin of their execute-only
- * share, with "100%" a bar of its own, drawn by gnuplot into @svg.
+ * Two charts side by side, drawn by gnuplot into @svg: where the
+ * executable bytes of all objects went (execute-only, and the readable
+ * rest by reason: the headline), and the coverage distribution, objects
+ * per 10% bin of their execute-only share, "100%" a bar of its own.
  */
 static int draw_svg(const char *svg, const struct shared *sh, const struct totals *t)
 {
-	char dat[] = "/tmp/xosurvey-XXXXXX", gp[] = "/tmp/xosurvey-gp-XXXXXX", qsvg[2 * PATH_MAX];
+	char dat[] = "/tmp/xosurvey-XXXXXX", bdat[] = "/tmp/xosurvey-b-XXXXXX", gp[] = "/tmp/xosurvey-gp-XXXXXX";
+	char qsvg[2 * PATH_MAX];
 	size_t bins[11] = { 0 }, i, k = 0;
 	const char *argv[] = { "gnuplot", gp, NULL };
-	int fd, gfd, st = -1, ret = 1;
-	FILE *f, *g;
+	int fd, bfd, gfd, st = -1, ret = 1;
+	FILE *f, *b, *g;
 	pid_t pid;
 
 	for (i = 0; i < nfiles; i++) {
@@ -728,17 +757,41 @@ static int draw_svg(const char *svg, const struct shared *sh, const struct total
 	}
 	qsvg[k] = 0;
 	fd = mkstemp(dat);
+	bfd = mkstemp(bdat);
 	gfd = mkstemp(gp);
-	if (fd < 0 || gfd < 0 || !(f = fdopen(fd, "w")) || !(g = fdopen(gfd, "w"))) {
+	if (fd < 0 || bfd < 0 || gfd < 0 || !(f = fdopen(fd, "w")) || !(b = fdopen(bfd, "w")) ||
+	    !(g = fdopen(gfd, "w"))) {
 		fprintf(stderr, "xosurvey: --svg: temporary files: %s\n", strerror(errno));
 		goto out;
 	}
 	for (i = 0; i < 11; i++)
 		fprintf(f, "%zu %zu\n", i, bins[i]);
 	fclose(f);
-	fprintf(g, "set terminal svg size 800,480 dynamic font 'sans,12'\n"
+	fprintf(b, "0 %.4f %llu\n", pct(t->xo, t->exec), (unsigned long long)t->xo);
+	for (i = 0; i < NCAT; i++)
+		fprintf(b, "%zu %.4f %llu\n", i + 1, pct(t->cat[i], t->exec), (unsigned long long)t->cat[i]);
+	fclose(b);
+	fprintf(g, "set terminal svg size 1280,520 dynamic font 'sans,12'\n"
 		"set output '%s'\n"
-		"set title 'Execute-only coverage of %zu ELF objects (all together: %.2f%%)'\n"
+		"set multiplot layout 1,2\n"
+		"set title 'Executable bytes of %zu ELF objects (%.1f MiB): %.2f%% execute-only'\n"
+		"set ylabel 'share of all executable bytes (%%)'\n"
+		"set style fill solid 0.7 border -1\n"
+		"set boxwidth 0.8\n"
+		"set xrange [-0.6:%d.6]\n"
+		"set yrange [0:110]\n"
+		"set xtics ('execute-only' 0",
+		qsvg, t->planned, t->exec / 1048576.0, pct(t->xo, t->exec), NCAT);
+	for (i = 0; i < NCAT; i++)
+		fprintf(g, ", 'readable: %s' %zu", cat_name[i], i + 1);
+	fprintf(g, ") rotate by -30\n"
+		"set grid ytics\n"
+		"plot '%s' using 1:2 with boxes notitle, '' using 1:2:(sprintf('%%.2f%%%%', $2)) "
+		"with labels offset 0,0.7 notitle\n"
+		"unset xtics\n"
+		"set xtics\n",
+		bdat);
+	fprintf(g, "set title 'Execute-only coverage of %zu ELF objects (all together: %.2f%%)'\n"
 		"set xlabel 'share of the object''s executable bytes that is execute-only'\n"
 		"set ylabel 'objects'\n"
 		"set style fill solid 0.7 border -1\n"
@@ -749,8 +802,9 @@ static int draw_svg(const char *svg, const struct shared *sh, const struct total
 		"set xtics ('0-10%%%%' 0, '10-20%%%%' 1, '20-30%%%%' 2, '30-40%%%%' 3, '40-50%%%%' 4, '50-60%%%%' 5,"
 		" '60-70%%%%' 6, '70-80%%%%' 7, '80-90%%%%' 8, '90-<100%%%%' 9, '100%%%%' 10) rotate by -30\n"
 		"set grid ytics\n"
-		"plot '%s' using 1:2 with boxes notitle, '' using 1:2:2 with labels offset 0,0.7 notitle\n",
-		qsvg, t->planned, pct(t->xo, t->exec), dat);
+		"plot '%s' using 1:2 with boxes notitle, '' using 1:2:2 with labels offset 0,0.7 notitle\n"
+		"unset multiplot\n",
+		t->planned, pct(t->xo, t->exec), dat);
 	fclose(g);
 	if ((st = posix_spawnp(&pid, "gnuplot", NULL, NULL, (char *const *)argv, environ))) {
 		fprintf(stderr, "xosurvey: --svg: cannot run gnuplot: %s (Debian: gnuplot-nox)\n", strerror(st));
@@ -765,8 +819,52 @@ static int draw_svg(const char *svg, const struct shared *sh, const struct total
 	ret = 0;
 out:
 	unlink(dat);
+	unlink(bdat);
 	unlink(gp);
 	return ret;
+}
+
+/* @name on PATH, as posix_spawn needs a path. */
+static const char *on_path(const char *name);
+
+/* --svg FILE: gnuplot on PATH, FILE writable (or creatable), else say so: 1. */
+static int svg_check(const char *svg)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	if (!on_path("gnuplot")) {
+		fputs("xosurvey: --svg: gnuplot is not on PATH (Debian: apt install gnuplot-nox)\n", stderr);
+		return 1;
+	}
+	if (!stat(svg, &st)) {
+		if (S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "xosurvey: --svg %s: a directory\n", svg);
+			return 1;
+		}
+		if (access(svg, W_OK)) {
+			fprintf(stderr, "xosurvey: --svg %s: %s\n", svg, strerror(errno));
+			return 1;
+		}
+		return 0;
+	}
+	if (errno != ENOENT) {
+		fprintf(stderr, "xosurvey: --svg %s: %s\n", svg, strerror(errno));
+		return 1;
+	}
+	snprintf(dir, sizeof(dir), "%s", svg);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		dir[1] = 0;
+	else if (slash)
+		*slash = 0;
+	else
+		snprintf(dir, sizeof(dir), ".");
+	if (stat(dir, &st) || access(dir, W_OK | X_OK)) {
+		fprintf(stderr, "xosurvey: --svg %s: cannot create it in %s: %s\n", svg, dir, strerror(errno));
+		return 1;
+	}
+	return 0;
 }
 
 /* xoscan: next to our resolved path, else on PATH. */
@@ -830,7 +928,15 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'J': json = true; break;
 		case 'T': totals_only = true; break;
-		case 'G': svg = optarg; break;
+		case 'G':
+			/* "--svg --totals" must not draw into a file named --totals */
+			if (optarg[0] == '-' && optarg[1]) {
+				fprintf(stderr, "xosurvey: --svg wants a file name, not '%s' (a file of that name: "
+					"--svg ./%s)\n", optarg, optarg);
+				return 2;
+			}
+			svg = optarg;
+			break;
 		case 'N': do_scan = false; break;
 		case 'X': xoscan_path = optarg; break;
 		case 'j':
@@ -852,6 +958,9 @@ int main(int argc, char **argv)
 	}
 	if (jobs < 1)
 		jobs = 1;
+	/* --svg: gnuplot and a writable FILE, before minutes of surveying. */
+	if (svg && svg_check(svg))
+		return 2;
 	if (do_scan && !xoscan_path && !(xoscan_path = find_xoscan()) && !(xoscan_path = on_path("xoscan"))) {
 		fputs("xosurvey: xoscan not found next to xosurvey or on PATH (--xoscan PATH, or --no-scan)\n", stderr);
 		return 2;
@@ -864,9 +973,10 @@ int main(int argc, char **argv)
 		static char real[PATH_MAX];
 		struct stat lst, st;
 
+		/* A missing operand is an error; the others are still surveyed (exit 1). */
 		if (lstat(argv[i], &lst)) {
-			fprintf(stderr, "xosurvey: %s: %s\n", argv[i], strerror(errno));
-			return 2;
+			operand_error(argv[i], strerror(errno));
+			continue;
 		}
 		/* Operands are followed (a dangling link or a loop is an error); trees are not. */
 		if (stat(argv[i], &st)) {
@@ -887,8 +997,8 @@ int main(int argc, char **argv)
 			walk_real = real, walk_as = argv[i];
 		}
 		if (nftw(walk_real ? walk_real : argv[i], walk_cb, 64, FTW_PHYS)) {
-			fprintf(stderr, "xosurvey: %s: walk failed: %s\n", argv[i], strerror(errno));
-			return 1;
+			fprintf(stderr, "xosurvey: %s: walk failed: %s\n", safe(argv[i]), strerror(errno));
+			walk_errors++;
 		}
 	}
 	dedupe();
@@ -922,7 +1032,7 @@ int main(int argc, char **argv)
 		}
 		add_up(&t, r);
 		if (r->state == S_FAILED || (do_scan && r->state == S_PLANNED && r->exec && !r->scanned))
-			fprintf(stderr, "xosurvey: %s: %s\n", files[i].path, r->note);
+			fprintf(stderr, "xosurvey: %s: %s\n", safe(files[i].path), r->note);
 		if (totals_only)
 			continue;
 		if (json)

@@ -26,8 +26,10 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
+#include "deps.h"
 #include "load.h"
 #include "report.h"
 #include "rt/rtplan.h"
@@ -64,8 +66,15 @@ static const char usage[] =
 "                        object, address range, 'xo' or 'readable', why\n"
 "                        (json: one JSON object per line)\n"
 "  --plan[=human|tsv|json]\n"
-"                        print the plan for PROG and its interpreter and\n"
-"                        exit without running anything (needs no pkeys)\n"
+"                        print the plan on stdout and exit without running\n"
+"                        anything (needs no pkeys): PROG, its interpreter and\n"
+"                        every library of its closure as ld.so would resolve\n"
+"                        it (DT_NEEDED, DT_RPATH, LD_LIBRARY_PATH, DT_RUNPATH,\n"
+"                        /etc/ld.so.cache, the default directories), like\n"
+"                        ldd without running PROG.  PROG may be any object:\n"
+"                        a library or plugin too, found as ld.so finds one\n"
+"                        when PATH does not have it (libcrypto.so.3)\n"
+"  --no-deps             with --plan: PROG and its interpreter only\n"
 "  --scan[=human|tsv|json]\n"
 "                        scan the code of every loaded object (PROG, its\n"
 "                        interpreter, each library, xoload's own runtime,\n"
@@ -102,9 +111,12 @@ static const char usage[] =
 "exit status: PROG's own; PROG is not a child, so a death by signal is\n"
 "seen by the caller as that signal (a shell reports 128+N).  xoload's own\n"
 "errors: 127 PROG or its interpreter not found, 126 not executable or\n"
-"malformed, or no protection keys on this machine, or the audit module did\n"
-"not run, or an object cannot be planned (before any of PROG's code runs),\n"
-"2 usage error.  Errors are one line on stderr.\n";
+"malformed, or set-user-ID, set-group-ID or with file capabilities (xoload\n"
+"cannot carry those privileges), or no protection keys on this machine, or\n"
+"the audit module did not run, or an object cannot be planned (before any\n"
+"of PROG's code runs),\n"
+"2 usage error (also: --report and --plan with different formats).  Errors\n"
+"are one line on stderr.\n";
 
 static char prog_path[PATH_MAX];
 static char audit_env[PATH_MAX + 32];
@@ -115,19 +127,26 @@ static char prog_env[PATH_MAX + 32];	/* XOLOAD_PROG=PROG, see reexec_args() */
 
 /*
  * One line on stderr.  Paths in it come from the command line and from the
- * files (PT_INTERP): control characters go out as \xNN, or a newline in an
- * interpreter name would make an error two lines.
+ * files (PT_INTERP): control characters (and bytes that are not valid
+ * UTF-8) go out as \xNN, or a newline in an interpreter name would make an
+ * error two lines.
  */
 static void line(const char *prefix, const char *msg)
 {
+	size_t n;
+
+	/* and bytes that are not valid UTF-8, as the report lines (rt/report.c) */
 	fputs(prefix, stderr);
-	for (; *msg; msg++) {
+	while (*msg) {
 		unsigned char c = (unsigned char)*msg;
 
-		if (c < 0x20 || c == 0x7f)
+		if (c < 0x20 || c == 0x7f || !(n = rt_utf8_len(msg))) {
 			fprintf(stderr, "\\x%02x", c);
-		else
-			fputc(c, stderr);
+			msg++;
+		} else {
+			fwrite(msg, 1, n, stderr);
+			msg += n;
+		}
 	}
 	fputc('\n', stderr);
 }
@@ -219,6 +238,41 @@ static unsigned int format_flag(const char *fmt, unsigned int tsv, unsigned int 
 	die(2, "--report, --plan and --scan take 'human', 'tsv' or 'json'");
 }
 
+/*
+ * --plan defers its warnings until every object is planned: an error
+ * then stays the one line on stderr (xofuzz checks), the warnings are
+ * dropped with the plan.
+ */
+static char *warnings;
+static size_t warnlen;
+static bool defer_warnings;
+
+static void warn(const char *msg)
+{
+	size_t n = strlen(msg);
+	char *w;
+
+	if (!defer_warnings) {
+		line("xoload: warning: ", msg);
+		return;
+	}
+	w = realloc(warnings, warnlen + n + 1);
+	if (!w)
+		die(126, "out of memory");
+	warnings = w;
+	memcpy(warnings + warnlen, msg, n + 1);
+	warnlen += n + 1;
+}
+
+static void flush_warnings(void)
+{
+	size_t k;
+
+	for (k = 0; k < warnlen; k += strlen(warnings + k) + 1)
+		line("xoload: warning: ", warnings + k);
+	warnlen = 0;
+}
+
 /* Plan @im; warn about (or, --strict, refuse) objects that stay readable. */
 static void plan_image(struct image *im, struct plan *p, unsigned int flags)
 {
@@ -235,8 +289,167 @@ static void plan_image(struct image *im, struct plan *p, unsigned int flags)
 			 flags & XOF_STRICT ? "; refused (--strict)" : ": kept readable");
 		if (flags & XOF_STRICT)
 			die(126, err);
-		line("xoload: warning: ", err);
+		warn(err);
 	}
+}
+
+/*
+ * A set-user-ID or set-group-ID PROG, or one with file capabilities: the
+ * kernel grants those when it executes PROG, but here it executed xoload,
+ * which maps PROG itself.  Running it without them would be a different
+ * program (one that fails, or does something else, without its rights):
+ * refuse, unless we have them already (the file's owner or group, root
+ * for capabilities).  --plan runs nothing and plans such files.
+ */
+static void refuse_privileged(const struct image *im)
+{
+	char err[PATH_MAX + 300];
+	const char *what = NULL;
+	struct stat st;
+
+	if (fstat(im->fd, &st))
+		return;
+	if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
+		what = "set-user-ID";
+	else if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getegid())
+		what = "set-group-ID";	/* S_ISGID without S_IXGRP is no set-group-ID */
+	else if (geteuid() != 0 && fgetxattr(im->fd, "security.capability", NULL, 0) >= 0)
+		what = "given file capabilities";
+	if (!what)
+		return;
+	snprintf(err, sizeof(err),
+		 "%s: %s: xoload cannot run it with those privileges (the kernel executed xoload, not it); "
+		 "run it without xoload, or as the user it would run as", im->path, what);
+	die(126, err);
+}
+
+/*
+ * --plan: PROG, its interpreter and (unless --no-deps) every library of
+ * PROG's closure, breadth first as ld.so loads them (deps.c resolves the
+ * names), each once (by resolved path); the plan lines on stdout, the
+ * --scan lines on stderr as always.  A library that cannot be found or
+ * planned stops it, as it stops ld.so: one line, 127 or 126.
+ */
+#define CLOSURE_MAX	1024
+
+static int plan_closure(struct image *prog, struct plan *pplan0, struct plan *iplan, unsigned int flags,
+			bool no_deps)
+{
+	static struct image im;
+	static struct plan scratch;
+	struct plan *pplan = &scratch;
+	static struct {
+		char path[PATH_MAX], real[PATH_MAX], origin[PATH_MAX];
+		char *rpath;	/* DT_RPATH, if it counts (no DT_RUNPATH), else NULL */
+		int loader;
+		struct plan_range *r;	/* its plan, printed when all are planned */
+		int nr;
+	} *o;
+	const char *files[12];
+	int n = 0, i, k, nf = 0;
+	char err[3 * PATH_MAX + 200];
+
+	o = calloc(CLOSURE_MAX, sizeof(*o));
+	if (!o)
+		die(126, "out of memory");
+	snprintf(o[n].path, PATH_MAX, "%s", prog_path);
+	o[n++].loader = -1;
+	if (prog->has_interp) {
+		snprintf(o[n].path, PATH_MAX, "%s", prog->interp);
+		o[n++].loader = -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (!realpath(o[i].path, o[i].real))
+			snprintf(o[i].real, PATH_MAX, "%s", o[i].path);
+		dep_origin(o[i].path, o[i].origin);
+	}
+	for (i = 0; i < n && !no_deps; i++) {
+		struct dyninfo d;
+		struct rpath rp[CLOSURE_MAX];
+		int nrp = 0, l;
+
+		if (i == 1 && prog->has_interp)
+			continue;	/* ld.so's own DT_NEEDED are none */
+		if (i == 0) {
+			im = *prog;
+		} else {
+			int rc = image_open_obj(&im, o[i].path, false, err, sizeof(err));
+
+			if (rc)
+				die(rc, err);
+		}
+		if ((k = dyn_read(&im, &d, err, sizeof(err))))
+			die(k, err);
+		if (d.rpath && !d.runpath)
+			o[i].rpath = strdup(d.rpath);
+		if (i > 0) {
+			plan_image(&im, pplan, flags);
+			o[i].nr = pplan->n;
+			o[i].r = malloc(sizeof(*o[i].r) * (size_t)(pplan->n ? pplan->n : 1));
+			if (!o[i].r)
+				die(126, "out of memory");
+			memcpy(o[i].r, pplan->r, sizeof(*o[i].r) * (size_t)pplan->n);
+		}
+		/* DT_RPATH: this object's and its loaders', unless it has a DT_RUNPATH. */
+		for (l = d.runpath ? -1 : i; l >= 0 && nrp < CLOSURE_MAX; l = o[l].loader)
+			if (o[l].rpath) {
+				rp[nrp].origin = o[l].origin;
+				rp[nrp++].path = o[l].rpath;
+			}
+		for (k = 0; k < d.nneeded; k++) {
+			const char *name = d.strtab + d.needed[k];
+			char found[PATH_MAX], real[PATH_MAX];
+			int j;
+
+			if (dep_find(name, rp, nrp, o[i].origin, d.runpath, found)) {
+				snprintf(err, sizeof(err), "%s: %s: not found (needed by %s)", prog_path, name, o[i].path);
+				die(127, err);
+			}
+			if (!realpath(found, real))
+				snprintf(real, sizeof(real), "%s", found);
+			for (j = 0; j < n && strcmp(o[j].real, real); j++)
+				;
+			if (j < n)
+				continue;
+			if (n == CLOSURE_MAX) {
+				snprintf(err, sizeof(err), "%s: more than %d objects in its closure", prog_path, CLOSURE_MAX);
+				die(126, err);
+			}
+			snprintf(o[n].path, PATH_MAX, "%s", found);
+			snprintf(o[n].real, PATH_MAX, "%s", real);
+			dep_origin(found, o[n].origin);
+			o[n++].loader = i;
+		}
+		free(d.strtab);
+		if (i > 0)
+			close(im.fd);
+	}
+	/* All found and planned: the warnings, then the plans in order. */
+	flush_warnings();
+	rt_report_fd = 1;
+	report_plan(prog_path, pplan0, 0, report_fmt(flags));
+	if (prog->has_interp)
+		report_plan(prog->interp, iplan, 0, report_fmt(flags));
+	for (i = prog->has_interp ? 2 : 1; i < n; i++) {
+		pplan->n = o[i].nr;
+		memcpy(pplan->r, o[i].r, sizeof(*o[i].r) * (size_t)o[i].nr);
+		report_plan(o[i].path, pplan, 0, report_fmt(flags));
+	}
+	fflush(NULL);
+	if (flags & XOF_SCAN) {
+		int st = 0;
+
+		for (i = 0; i < n; i++) {
+			files[nf++] = o[i].path;
+			if (nf == 10 || i == n - 1) {
+				files[nf] = NULL;
+				st |= scan_run(xoscan_path, "", scan_fmtopt(flags), files);
+				nf = 0;
+			}
+		}
+		(void)st;
+	}
+	return 0;
 }
 
 /*
@@ -489,6 +702,7 @@ int main(int argc, char **argv, char **envp)
 	static const struct option opts[] = {
 		{ "report", optional_argument, NULL, 'r' },
 		{ "plan", optional_argument, NULL, 'p' },
+		{ "no-deps", no_argument, NULL, 'D' },
 		{ "scan", optional_argument, NULL, 'S' },
 		{ "strict", no_argument, NULL, 's' },
 		{ "permissive", no_argument, NULL, 'P' },
@@ -504,8 +718,8 @@ int main(int argc, char **argv, char **envp)
 	static struct plan pplan, iplan;
 	char err[PATH_MAX + 200];
 	unsigned int flags = 0;
-	bool plan_only = false, kernel_mode = false;
-	const char *argv0 = NULL;
+	bool plan_only = false, kernel_mode = false, no_deps = false;
+	const char *argv0 = NULL, *rfmt = NULL, *sfmt = NULL;
 	int c, rc;
 
 	{
@@ -518,13 +732,29 @@ int main(int argc, char **argv, char **envp)
 		switch (c) {
 		case 'r':
 		case 'p':
-			flags = (flags & ~(XOF_TSV | XOF_JSON)) | XOF_REPORT | format_flag(optarg, XOF_TSV, XOF_JSON);
+			/* Two formats for the same lines: an error, not "the last one wins". */
+			if (optarg && rfmt && strcmp(optarg, rfmt)) {
+				snprintf(err, sizeof(err), "--%s=%s: the report format is already '%s'",
+					 c == 'p' ? "plan" : "report", optarg, rfmt);
+				die(2, err);
+			}
+			flags = (flags & ~(XOF_TSV | XOF_JSON)) | XOF_REPORT |
+				format_flag(optarg ? optarg : rfmt, XOF_TSV, XOF_JSON);
+			if (optarg)
+				rfmt = optarg;
 			plan_only |= c == 'p';
 			break;
 		case 'S':
+			if (optarg && sfmt && strcmp(optarg, sfmt)) {
+				snprintf(err, sizeof(err), "--scan=%s: the scan format is already '%s'", optarg, sfmt);
+				die(2, err);
+			}
 			flags = (flags & ~(XOF_SCAN_TSV | XOF_SCAN_JSON)) | XOF_SCAN |
-				format_flag(optarg, XOF_SCAN_TSV, XOF_SCAN_JSON);
+				format_flag(optarg ? optarg : sfmt, XOF_SCAN_TSV, XOF_SCAN_JSON);
+			if (optarg)
+				sfmt = optarg;
 			break;
+		case 'D': no_deps = true; break;
 		case 's': flags |= XOF_STRICT; break;
 		case 'P': flags |= XOF_PERMISSIVE; break;
 		case 'n': flags |= XOF_NO_INHERIT; break;
@@ -538,13 +768,18 @@ int main(int argc, char **argv, char **envp)
 	}
 	if (optind >= argc)
 		die(2, "no program given (see --help)");
+	if (no_deps && !plan_only)
+		die(2, "--no-deps: only with --plan (see --help)");
 	/* The kernel maps everything: nothing of xoload's own machinery applies. */
 	if (kernel_mode && ((flags & ~XOF_PRESENT) || plan_only || *audit_path))
 		die(2, "--kernel: not with --report, --plan, --scan, --strict, --no-inherit or --audit (see --help)");
 	rc = find_prog(argv[optind], prog_path, err, sizeof(err));
+	/* --plan plans any object: a library is searched as ld.so searches. */
+	if (rc && plan_only && *argv[optind] && !dep_find_lib(argv[optind], prog_path))
+		rc = 0;
 	if (rc)
 		die(rc, err);
-	rc = image_open(&prog, prog_path, err, sizeof(err));
+	rc = image_open_obj(&prog, prog_path, !plan_only, err, sizeof(err));
 	if (rc)
 		die(rc, err);
 	if (prog.has_interp) {
@@ -573,6 +808,7 @@ int main(int argc, char **argv, char **envp)
 		snprintf(audit_env, sizeof(audit_env), "LD_AUDIT=%s", audit_path);
 		run_kernel_mode(argv + optind, envp);
 	}
+	defer_warnings = plan_only;
 	plan_image(&prog, &pplan, flags);
 	if (prog.has_interp)
 		plan_image(&interp, &iplan, flags);
@@ -583,17 +819,9 @@ int main(int argc, char **argv, char **envp)
 			die(127, err);
 		}
 	}
-	if (plan_only) {
-		const char *files[] = { prog_path, prog.has_interp ? prog.interp : NULL, NULL };
-
-		report_plan(prog_path, &pplan, 0, report_fmt(flags));
-		if (prog.has_interp)
-			report_plan(prog.interp, &iplan, 0, report_fmt(flags));
-		fflush(NULL);
-		if (flags & XOF_SCAN)
-			scan_run(xoscan_path, "", scan_fmtopt(flags), files);
-		return 0;
-	}
+	if (plan_only)
+		return plan_closure(&prog, &pplan, &iplan, flags, no_deps);
+	refuse_privileged(&prog);
 	if (!have_pkeys())
 		die(126, "no protection keys here (CPUID PKU and OSPKE): code cannot be made execute-only");
 	if (!*audit_path)

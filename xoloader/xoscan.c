@@ -37,10 +37,12 @@
  * also in the linear disassembly.
  *
  * Output on stdout (xoload hands it its stderr), one line per finding:
- *   human: "xoload: scan: OBJECT +0xVADDR (file 0xOFF) SECTION BOUNDARY: INSN"
+ *   human: "xoscan: OBJECT +0xVADDR (file 0xOFF) SECTION BOUNDARY: INSN"
+ *          ("xoload: scan: " instead of "xoscan: " when xoload or the audit
+ *          module runs it: --prefix, which errors take too)
  *   tsv:   "scan\tOBJECT\tVADDR\tOFF\tSECTION\tBOUNDARY\tINSN" (hex, no 0x)
  * and one summary line per object:
- *   human: "xoload: scan: OBJECT: N found in B executable bytes"
+ *   human: "xoscan: OBJECT: N found in B executable bytes"
  *   tsv:   "scan-total\tOBJECT\tN\tB"
  *   json (--json, one object a line): {"scan":"finding","object":...,
  *          "vaddr":N,"offset":N,"section":...,"where":...,"insn":...}
@@ -62,6 +64,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rt/report.h"
 #include "rt/rtplan.h"
 
 #define MAX_SECTS	1024
@@ -88,6 +91,8 @@ struct obj {
 
 static csh cs;
 static cs_insn *insn;
+/* Before each human line and error: "xoscan: ", or --prefix's (xoload's "xoload: scan: "). */
+static const char *pfx = "xoscan: ";
 
 static bool is_prefix(uint8_t b)
 {
@@ -168,21 +173,31 @@ static struct sect *sect_at(struct obj *o, uint64_t off)
 	return NULL;
 }
 
-/* @s as a JSON string; bytes >= 0x80 as they are (paths are bytes). */
+/* @s as a JSON string: rt/report.c's escaping (valid JSON for any bytes). */
 static void json_put(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	static struct rt_line l;
 
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	l.n = 0;
+	rt_put_json(&l, s);
+	fwrite(l.b, 1, l.n, stdout);
+}
+
+/*
+ * @s for a human line or an error: control characters and bytes that are
+ * not valid UTF-8 as \xNN (rt_put_safe), so that a name never splits a
+ * line.  Two buffers: two names may be in one line.
+ */
+static const char *safe(const char *s)
+{
+	static struct rt_line l[2];
+	static int k;
+	struct rt_line *b = &l[k ^= 1];
+
+	b->n = 0;
+	rt_put_safe(b, s);
+	b->b[b->n] = 0;
+	return b->b;
 }
 
 static void finding(struct obj *o, uint64_t vaddr, uint64_t off, const char *sect,
@@ -202,7 +217,7 @@ static void finding(struct obj *o, uint64_t vaddr, uint64_t off, const char *sec
 		printf("scan\t%s\t%llx\t%llx\t%s\t%s\t%s\n", o->name, (unsigned long long)vaddr,
 		       (unsigned long long)off, sect, where, txt);
 	else
-		printf("xoload: scan: %s +0x%llx (file 0x%llx) %s %s: %s\n", o->name,
+		printf("%s%s +0x%llx (file 0x%llx) %s %s: %s\n", pfx, safe(o->name),
 		       (unsigned long long)vaddr, (unsigned long long)off, sect, where, txt);
 }
 
@@ -289,7 +304,7 @@ static int scan_image(const uint8_t *img, uint64_t size, const char *name, int f
 	e = elf_memory((char *)img, size);
 	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) || gelf_getclass(e) != ELFCLASS64 ||
 	    eh.e_machine != EM_X86_64 || elf_getphdrnum(e, &phnum)) {
-		fprintf(stderr, "xoload: scan: %s: not an x86-64 ELF file\n", name);
+		fprintf(stderr, "%s%s: not an x86-64 ELF file\n", pfx, safe(name));
 		if (e)
 			elf_end(e);
 		return 1;
@@ -334,11 +349,41 @@ static int scan_image(const uint8_t *img, uint64_t size, const char *name, int f
 	} else if (fmt == TSV)
 		printf("scan-total\t%s\t%lu\t%llu\n", name, o.found, (unsigned long long)bytes);
 	else
-		printf("xoload: scan: %s: %lu found in %llu executable bytes\n", name, o.found,
+		printf("%s%s: %lu found in %llu executable bytes\n", pfx, safe(name), o.found,
 		       (unsigned long long)bytes);
 	fflush(stdout);
 	elf_end(e);
 	return 0;
+}
+
+/*
+ * What a file the admission refused as "not an ELF file" is, if its first
+ * bytes say: a script (and its interpreter) or an ar archive.  Else @why.
+ */
+static const char *what_is(int fd, const char *why, char *out, size_t outlen)
+{
+	char b[96] = { 0 };
+	ssize_t n;
+	size_t i, k;
+
+	if (strcmp(why, "not an ELF file"))
+		return why;
+	n = pread(fd, b, sizeof(b) - 1, 0);
+	if (n >= 2 && b[0] == '#' && b[1] == '!') {
+		/* the interpreter, up to the first blank; printable bytes only */
+		for (i = 2; i < (size_t)n && (b[i] == ' ' || b[i] == '\t'); i++)
+			;
+		for (k = i; k < (size_t)n && (unsigned char)b[k] > 0x20 && (unsigned char)b[k] < 0x7f; k++)
+			;
+		snprintf(out, outlen, "a script (#!%.*s), not an ELF file", (int)(k - i), b + i);
+		return out;
+	}
+	if (n >= 8 && !memcmp(b, "!<arch>\n", 8))
+		return "an ar archive (a static library: scan its members once linked), not an ELF file";
+	for (i = 0; i < (size_t)n; i++)
+		if (((unsigned char)b[i] < 0x20 && !strchr("\t\n\r\f", b[i])) || b[i] == 0x7f)
+			return why;
+	return n > 0 ? "text, not an ELF file" : why;
 }
 
 static int scan_file(const char *path, const char *tag, int fmt)
@@ -353,8 +398,13 @@ static int scan_file(const char *path, const char *tag, int fmt)
 	/* O_NONBLOCK: a FIFO must not wait for a writer before fstat() refuses it. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size == 0) {
-		fprintf(stderr, "xoload: scan: %s: %s\n", name,
-			fd < 0 ? strerror(errno) : "not a regular, non-empty file");
+		fprintf(stderr, "%s%s: %s\n", pfx, safe(name),
+			fd < 0 ? strerror(errno) : S_ISDIR(st.st_mode) ? "a directory, not a file" :
+			S_ISFIFO(st.st_mode) ? "not a regular file: a FIFO" :
+			S_ISCHR(st.st_mode) ? "not a regular file: a character device" :
+			S_ISBLK(st.st_mode) ? "not a regular file: a block device" :
+			S_ISSOCK(st.st_mode) ? "not a regular file: a socket" :
+			S_ISREG(st.st_mode) ? "an empty file" : "not a regular file");
 		if (fd >= 0)
 			close(fd);
 		return 1;
@@ -366,14 +416,16 @@ static int scan_file(const char *path, const char *tag, int fmt)
 	 * a count that looks like an answer.
 	 */
 	if (rtplan_admit(fd, &admission)) {
-		fprintf(stderr, "xoload: scan: %s: not scanned: %s\n", name, admission.err);
+		char what[160];
+
+		fprintf(stderr, "%s%s: not scanned: %s\n", pfx, safe(name), what_is(fd, admission.err, what, sizeof(what)));
 		close(fd);
 		return 1;
 	}
 	img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (img == MAP_FAILED) {
-		fprintf(stderr, "xoload: scan: %s: %s\n", name, strerror(errno));
+		fprintf(stderr, "%s%s: %s\n", pfx, safe(name), strerror(errno));
 		return 1;
 	}
 	ret = scan_image(img, (uint64_t)st.st_size, name, fmt);
@@ -395,7 +447,7 @@ static int scan_vdso(const char *tag, int fmt)
 
 	snprintf(name, sizeof(name), "%s[vdso]", tag);
 	if (!eh) {
-		fprintf(stderr, "xoload: scan: %s: no vDSO\n", name);
+		fprintf(stderr, "%s%s: no vDSO\n", pfx, safe(name));
 		return 1;
 	}
 	size = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
@@ -411,7 +463,7 @@ static int scan_vdso(const char *tag, int fmt)
 #endif
 
 static const char usage[] =
-"usage: xoscan [--tsv|--json] [--tag=PREFIX] FILE|[vdso]...\n"
+"usage: xoscan [--tsv|--json] [--tag=TAG] [--prefix=PREFIX] FILE|[vdso]...\n"
 "\n"
 "Find the instructions that can change PKRU - WRPKRU, XRSTOR, XRSTOR64,\n"
 "XRSTORS, XRSTORS64 - in the bytes the executable segments of each ELF\n"
@@ -424,7 +476,9 @@ static const char usage[] =
 "options:\n"
 "  --tsv           tab-separated values\n"
 "  --json          one JSON object per line\n"
-"  --tag=PREFIX    put PREFIX before each object's name\n"
+"  --tag=TAG       put TAG before each object's name\n"
+"  --prefix=PREFIX begin human lines and errors with PREFIX instead of\n"
+"                  'xoscan: ' (xoload passes 'xoload: scan: ')\n"
 "  -h, --help      this text\n"
 "      --version   print xoscan's version and exit\n"
 "\n"
@@ -444,6 +498,8 @@ int main(int argc, char **argv)
 			fmt = JSON;
 		else if (!strncmp(argv[i], "--tag=", 6))
 			tag = argv[i] + 6;
+		else if (!strncmp(argv[i], "--prefix=", 9))
+			pfx = argv[i] + 9;
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage, stdout);
 			return 0;
@@ -455,17 +511,17 @@ int main(int argc, char **argv)
 			i++;
 			break;
 		} else {
-			fprintf(stderr, "usage: xoscan [--tsv|--json] [--tag=PREFIX] FILE|[vdso]...\n");
+			fprintf(stderr, "usage: xoscan [--tsv|--json] [--tag=TAG] [--prefix=PREFIX] FILE|[vdso]...\n");
 			return 2;
 		}
 	}
 	if (i >= argc) {
-		fprintf(stderr, "usage: xoscan [--tsv|--json] [--tag=PREFIX] FILE|[vdso]...\n");
+		fprintf(stderr, "usage: xoscan [--tsv|--json] [--tag=TAG] [--prefix=PREFIX] FILE|[vdso]...\n");
 		return 2;
 	}
 	elf_version(EV_CURRENT);
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK || !(insn = cs_malloc(cs))) {
-		fprintf(stderr, "xoload: scan: cannot open capstone\n");
+		fprintf(stderr, "%scannot open capstone\n", pfx);
 		return 1;
 	}
 	for (; i < argc; i++)

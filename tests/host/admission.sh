@@ -43,7 +43,7 @@ for c in "truncated|a PT_LOAD extends past the end of the file (truncated?)" \
 	 "reloc.o|a relocatable object (.o): nothing of it is mapped until it is linked"; do
 	f=${c%%|*} why=${c#*|}
 	check 126 "xoload: ./$f: *" "xoload --plan $f" sh -c 'cd "$1" && exec "$2" --plan "./$3"' _ "$tmp" "$xo" "$f"
-	check 1 "xoload: scan: $tmp/$f: not scanned: $why" "xoscan $f" "$xoscan" "$tmp/$f"
+	check 1 "xoscan: $tmp/$f: not scanned: $why" "xoscan $f" "$xoscan" "$tmp/$f"
 done
 for f in truncated badshoff; do
 	why=$(printf '%s\n' "truncated|a PT_LOAD extends past the end of the file (truncated?)" \

@@ -194,9 +194,12 @@ else
 	skip "script(1) is not installed" "a progress line on a terminal"
 fi
 
-"$sv" --no-scan "$tmp/does-not-exist" >/dev/null 2>"$tmp/err"; st=$?
-[ "$st" = 2 ] && grep -q 'does-not-exist' "$tmp/err"
-ok $? "a missing directory: exit 2 with its name (status $st: $(head -c 200 "$tmp/err"))"
+# A missing operand is an error, named; the others are still surveyed and
+# the exit status is 1 at the end (xosurvey(1); it used to stop with 2).
+"$sv" --no-scan --json --totals "$tmp/does-not-exist" "$t" >"$tmp/out" 2>"$tmp/err"; st=$?
+[ "$st" = 1 ] && grep -q 'does-not-exist: No such file or directory' "$tmp/err" &&
+	grep -q '"objects":5,.*"errors":1,' "$tmp/out"
+ok $? "a missing directory: named, the other still surveyed, exit 1 (status $st: $(head -c 200 "$tmp/err"; head -c 300 "$tmp/out"))"
 "$sv" >/dev/null 2>&1; st=$?
 [ "$st" = 2 ]
 ok $? "no directory: exit 2 (status $st)"

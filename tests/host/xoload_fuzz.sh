@@ -16,6 +16,9 @@ l=$b/guest/lib/xoload
 for f in "$b/host/xofuzz" "$b/guest/bin/xoload" "$b/guest/bin/xoscan"; do
 	[ -x "$f" ] || { echo "not ok 1 - xoload-fuzz: $f missing (make guest host-tools)"; echo "1..1"; exit 1; }
 done
-exec "$b/host/xofuzz" -D -n 10000 -s 1 -S 50 -o "$b/fuzz-failures" "$b/guest/bin/xoload" "$b/guest/bin/xoscan" \
+# xoload --plan plans each mutant's libraries too (issue 27): those of the
+# seeds that live in the VM's /xonly/lib/xoload (their RUNPATH) are found
+# here through LD_LIBRARY_PATH.
+LD_LIBRARY_PATH=$l exec "$b/host/xofuzz" -D -n 10000 -s 1 -S 50 -o "$b/fuzz-failures" "$b/guest/bin/xoload" "$b/guest/bin/xoscan" \
 	"$l/hello" "$l/hello-nosep" "$l/hello-static" "$l/textrel-user" "$l/libtextrel.so" \
 	"$l/libpkrugadgets.so" "$b/guest/tests/xoload/xo_scan"

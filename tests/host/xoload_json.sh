@@ -19,8 +19,12 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 odd="$tmp/a\"b\\c	d"
 cp "$l/hello-nosep" "$odd"
 for prog in "$l/hello-nosep" "$top/build/guest/tests/xoload/xo_scan" "$odd"; do
-	"$xo" --plan=json --scan=json "$prog" 2>"$tmp/json"; s1=$?
-	"$xo" --plan=tsv --scan=tsv "$prog" 2>"$tmp/tsv"; s2=$?
+	# The plan on stdout, the scan lines on stderr: both, in that order.
+	# --plan plans the library closure: xo_scan's RUNPATH is the VM's
+	# /xonly/lib/xoload, LD_LIBRARY_PATH finds its library here.
+	export LD_LIBRARY_PATH=$l
+	"$xo" --plan=json --scan=json "$prog" >"$tmp/json" 2>&1; s1=$?
+	"$xo" --plan=tsv --scan=tsv "$prog" >"$tmp/tsv" 2>&1; s2=$?
 	# Each json line -> the tsv line it must equal (report or scan line).
 	python3 - "$tmp/json" "$tmp/tsv" "$prog" >"$tmp/why" 2>&1 <<'PY'
 import json, sys

@@ -40,22 +40,68 @@ void rt_put_dec(struct rt_line *l, uint64_t v)
 		put_c(l, d[--k]);
 }
 
+size_t rt_utf8_len(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)	/* the NUL ends it too */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong, a surrogate, past U+10FFFF */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || (cp >= 0xd800 && cp <= 0xdfff) ||
+	    cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+static void put_esc(struct rt_line *l, const char *pre, unsigned char c)
+{
+	rt_put(l, pre);
+	put_c(l, "0123456789abcdef"[c >> 4]);
+	put_c(l, "0123456789abcdef"[c & 15]);
+}
+
 void rt_put_json(struct rt_line *l, const char *s)
 {
+	size_t n;
+
 	put_c(l, '"');
-	/* Bytes >= 0x80 go out as they are: paths are bytes, JSON wants UTF-8. */
-	for (; *s; s++) {
+	/*
+	 * Paths are bytes, JSON is UTF-8: a byte that is not part of a valid
+	 * UTF-8 sequence goes out as \udcXX, a lone surrogate, as Python's
+	 * surrogateescape (PEP 383) decodes it, and json.loads() reads it back
+	 * that way (os.fsencode() gives the original bytes).
+	 */
+	while (*s) {
 		unsigned char c = (unsigned char)*s;
 
 		if (c == '"' || c == '\\') {
 			put_c(l, '\\');
 			put_c(l, (char)c);
-		} else if (c < 0x20) {
-			rt_put(l, "\\u00");
-			put_c(l, "0123456789abcdef"[c >> 4]);
-			put_c(l, "0123456789abcdef"[c & 15]);
+			s++;
+		} else if (c < 0x20 || c == 0x7f) {
+			put_esc(l, "\\u00", c);
+			s++;
+		} else if (!(n = rt_utf8_len(s))) {
+			put_esc(l, "\\udc", c);
+			s++;
 		} else {
-			put_c(l, (char)c);
+			while (n--)
+				put_c(l, *s++);
 		}
 	}
 	put_c(l, '"');
@@ -63,14 +109,27 @@ void rt_put_json(struct rt_line *l, const char *s)
 
 void rt_put_safe(struct rt_line *l, const char *s)
 {
-	for (; *s; s++)
-		put_c(l, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+	size_t n;
+
+	while (*s) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f || !(n = rt_utf8_len(s))) {
+			put_esc(l, "\\x", c);
+			s++;
+		} else {
+			while (n--)
+				put_c(l, *s++);
+		}
+	}
 }
+
+int rt_report_fd = 2;
 
 void rt_flush(struct rt_line *l)
 {
 	l->b[l->n++] = '\n';
-	(void)rt_write(2, l->b, l->n);
+	(void)rt_write(rt_report_fd, l->b, l->n);
 	l->n = 0;
 }
 
@@ -120,7 +179,7 @@ void rt_report_plan(const char *obj, const struct plan *p, uint64_t bias, enum r
 			}
 		} else {
 			rt_put(&l, "xoload: ");
-			rt_put(&l, obj);
+			rt_put_safe(&l, obj);
 			rt_put(&l, " 0x");
 			rt_put_hex(&l, r->start + bias);
 			rt_put(&l, "-0x");

@@ -2,7 +2,8 @@
 /*
  * rt/report.h - the --report lines, formatted without libc: the one
  * implementation, used by xoload (report.c) and by the freestanding audit
- * module.  Each line is written with one write(2) to fd 2.
+ * module.  Each line is written with one write(2) to fd 2 (xoload --plan:
+ * fd 1, rt_report_fd).
  *   human: "xoload: OBJECT 0xSTART-0xEND xo|readable WHY"
  *   tsv:   "OBJECT\tSTART\tEND\txo|readable\tWHY" (hex without 0x)
  *   json:  {"object":"OBJECT","start":START,"end":END,"xo":true|false,"why":"WHY"}
@@ -23,12 +24,23 @@ struct rt_line { char b[3 * 4096 + 512]; size_t n; };
 void rt_put(struct rt_line *l, const char *s);
 void rt_put_hex(struct rt_line *l, uint64_t v);
 void rt_put_dec(struct rt_line *l, uint64_t v);
-/* @s as a JSON string: quoted, '"' '\\' and control characters escaped. */
+/*
+ * @s as a JSON string: quoted, '"' '\\' and control characters escaped,
+ * and each byte that is not part of valid UTF-8 as \udcXX (a lone
+ * surrogate: Python's surrogateescape), so the line is valid JSON.
+ */
 void rt_put_json(struct rt_line *l, const char *s);
-/* @s with control characters as '?': one line, whatever a path holds. */
+/*
+ * @s with control characters and bytes that are not valid UTF-8 as \xNN:
+ * one line of text, whatever a path holds.
+ */
 void rt_put_safe(struct rt_line *l, const char *s);
-/* Write the line (plus a newline) to fd 2 and empty it. */
+/* The length of the valid UTF-8 sequence at @s (1 for ASCII), or 0. */
+size_t rt_utf8_len(const char *s);
+/* Write the line (plus a newline) to rt_report_fd and empty it. */
 void rt_flush(struct rt_line *l);
+/* Where the lines go: fd 2, or 1 for xoload --plan. */
+extern int rt_report_fd;
 
 /* The report lines of @p (link-time addresses + @bias) for object @obj. */
 void rt_report_plan(const char *obj, const struct plan *p, uint64_t bias, enum report_fmt fmt);
