@@ -56,6 +56,8 @@ help:
 	@echo '           SURVEY_DIRS=$(SURVEY_DIRS) (make survey, make bench)  FUZZ_N FUZZ_SEED (make fuzz)'
 	@echo 'environment: XONLY_CACHE (kernel cache, ~/.cache/xonly)  XONLY_WORK (unpacked trees,'
 	@echo '           /var/tmp/xonly-work)  XONLY_REBUILD=1 (ignore the kernel cache)'
+	@echo '           XONLY_CPUINFO XONLY_KVM_DEV (stand-ins for /proc/cpuinfo and /dev/kvm in the'
+	@echo '           accelerator choice, for tests)'
 
 deps:
 	@scripts/deps
