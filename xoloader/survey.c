@@ -66,23 +66,6 @@ static char *json_str(char *out, size_t len, const char *s)
 	return l.b;
 }
 
-/*
- * @s for a human line or an error: control characters and bytes that are
- * not valid UTF-8 as \xNN (rt_put_safe), so that a name never splits a
- * line.  Two buffers: two names may be in one line.
- */
-static const char *safe(const char *s)
-{
-	static struct rt_line l[2];
-	static int k;
-	struct rt_line *b = &l[k ^= 1];
-
-	b->n = 0;
-	rt_put_safe(b, s);
-	b->b[b->n] = 0;
-	return b->b;
-}
-
 #ifndef XONLY_VERSION
 #define XONLY_VERSION "unknown"	/* the Makefile sets it from packaging/debian/changelog */
 #endif
@@ -240,7 +223,7 @@ static int walk_cb(const char *rpath, const struct stat *st, int type, struct FT
 		path = shown;
 	}
 	if (type == FTW_DNR || type == FTW_NS) {
-		fprintf(stderr, "xosurvey: %s: cannot %s it: %s\n", safe(path), type == FTW_DNR ? "read" : "stat",
+		fprintf(stderr, "xosurvey: %s: cannot %s it: %s\n", rt_safe(path), type == FTW_DNR ? "read" : "stat",
 			err ? strerror(err) : "unknown error");
 		walk_errors++;
 		return 0;
@@ -259,7 +242,7 @@ static int walk_cb(const char *rpath, const struct stat *st, int type, struct FT
 /* An operand that is not an ELF object: one line saying why, and exit 1. */
 static void operand_error(const char *path, const char *why)
 {
-	fprintf(stderr, "xosurvey: %s: %s\n", safe(path), why);
+	fprintf(stderr, "xosurvey: %s: %s\n", rt_safe(path), why);
 	operand_errors++;
 }
 
@@ -637,7 +620,7 @@ static void print_row(const char *path, const struct result *r)
 	int i;
 
 	if (r->state != S_PLANNED) {
-		printf("%-9s %s: %s\n", r->state == S_SKIPPED ? "skipped" : "ERROR", safe(path), r->note);
+		printf("%-9s %s: %s\n", r->state == S_SKIPPED ? "skipped" : "ERROR", rt_safe(path), r->note);
 		return;
 	}
 	printf("%9llu %9llu %6.2f%%", (unsigned long long)(r->exec / 1024), (unsigned long long)(r->xo / 1024),
@@ -648,7 +631,7 @@ static void print_row(const char *path, const struct result *r)
 		printf(" %6lu %6lu", r->wrpkru, r->xrstor);
 	else
 		printf(" %6s %6s", "-", "-");
-	printf("  %s\n", safe(path));
+	printf("  %s\n", rt_safe(path));
 }
 
 static void add_up(struct totals *t, const struct result *r)
@@ -997,7 +980,7 @@ int main(int argc, char **argv)
 			walk_real = real, walk_as = argv[i];
 		}
 		if (nftw(walk_real ? walk_real : argv[i], walk_cb, 64, FTW_PHYS)) {
-			fprintf(stderr, "xosurvey: %s: walk failed: %s\n", safe(argv[i]), strerror(errno));
+			fprintf(stderr, "xosurvey: %s: walk failed: %s\n", rt_safe(argv[i]), strerror(errno));
 			walk_errors++;
 		}
 	}
@@ -1032,7 +1015,7 @@ int main(int argc, char **argv)
 		}
 		add_up(&t, r);
 		if (r->state == S_FAILED || (do_scan && r->state == S_PLANNED && r->exec && !r->scanned))
-			fprintf(stderr, "xosurvey: %s: %s\n", safe(files[i].path), r->note);
+			fprintf(stderr, "xosurvey: %s: %s\n", rt_safe(files[i].path), r->note);
 		if (totals_only)
 			continue;
 		if (json)

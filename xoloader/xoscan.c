@@ -183,23 +183,6 @@ static void json_put(const char *s)
 	fwrite(l.b, 1, l.n, stdout);
 }
 
-/*
- * @s for a human line or an error: control characters and bytes that are
- * not valid UTF-8 as \xNN (rt_put_safe), so that a name never splits a
- * line.  Two buffers: two names may be in one line.
- */
-static const char *safe(const char *s)
-{
-	static struct rt_line l[2];
-	static int k;
-	struct rt_line *b = &l[k ^= 1];
-
-	b->n = 0;
-	rt_put_safe(b, s);
-	b->b[b->n] = 0;
-	return b->b;
-}
-
 static void finding(struct obj *o, uint64_t vaddr, uint64_t off, const char *sect,
 		    const char *where, const char *txt)
 {
@@ -217,7 +200,7 @@ static void finding(struct obj *o, uint64_t vaddr, uint64_t off, const char *sec
 		printf("scan\t%s\t%llx\t%llx\t%s\t%s\t%s\n", o->name, (unsigned long long)vaddr,
 		       (unsigned long long)off, sect, where, txt);
 	else
-		printf("%s%s +0x%llx (file 0x%llx) %s %s: %s\n", pfx, safe(o->name),
+		printf("%s%s +0x%llx (file 0x%llx) %s %s: %s\n", pfx, rt_safe(o->name),
 		       (unsigned long long)vaddr, (unsigned long long)off, sect, where, txt);
 }
 
@@ -304,7 +287,7 @@ static int scan_image(const uint8_t *img, uint64_t size, const char *name, int f
 	e = elf_memory((char *)img, size);
 	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) || gelf_getclass(e) != ELFCLASS64 ||
 	    eh.e_machine != EM_X86_64 || elf_getphdrnum(e, &phnum)) {
-		fprintf(stderr, "%s%s: not an x86-64 ELF file\n", pfx, safe(name));
+		fprintf(stderr, "%s%s: not an x86-64 ELF file\n", pfx, rt_safe(name));
 		if (e)
 			elf_end(e);
 		return 1;
@@ -349,7 +332,7 @@ static int scan_image(const uint8_t *img, uint64_t size, const char *name, int f
 	} else if (fmt == TSV)
 		printf("scan-total\t%s\t%lu\t%llu\n", name, o.found, (unsigned long long)bytes);
 	else
-		printf("%s%s: %lu found in %llu executable bytes\n", pfx, safe(name), o.found,
+		printf("%s%s: %lu found in %llu executable bytes\n", pfx, rt_safe(name), o.found,
 		       (unsigned long long)bytes);
 	fflush(stdout);
 	elf_end(e);
@@ -398,7 +381,7 @@ static int scan_file(const char *path, const char *tag, int fmt)
 	/* O_NONBLOCK: a FIFO must not wait for a writer before fstat() refuses it. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size == 0) {
-		fprintf(stderr, "%s%s: %s\n", pfx, safe(name),
+		fprintf(stderr, "%s%s: %s\n", pfx, rt_safe(name),
 			fd < 0 ? strerror(errno) : S_ISDIR(st.st_mode) ? "a directory, not a file" :
 			S_ISFIFO(st.st_mode) ? "not a regular file: a FIFO" :
 			S_ISCHR(st.st_mode) ? "not a regular file: a character device" :
@@ -418,14 +401,14 @@ static int scan_file(const char *path, const char *tag, int fmt)
 	if (rtplan_admit(fd, &admission)) {
 		char what[160];
 
-		fprintf(stderr, "%s%s: not scanned: %s\n", pfx, safe(name), what_is(fd, admission.err, what, sizeof(what)));
+		fprintf(stderr, "%s%s: not scanned: %s\n", pfx, rt_safe(name), what_is(fd, admission.err, what, sizeof(what)));
 		close(fd);
 		return 1;
 	}
 	img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (img == MAP_FAILED) {
-		fprintf(stderr, "%s%s: %s\n", pfx, safe(name), strerror(errno));
+		fprintf(stderr, "%s%s: %s\n", pfx, rt_safe(name), strerror(errno));
 		return 1;
 	}
 	ret = scan_image(img, (uint64_t)st.st_size, name, fmt);
@@ -447,7 +430,7 @@ static int scan_vdso(const char *tag, int fmt)
 
 	snprintf(name, sizeof(name), "%s[vdso]", tag);
 	if (!eh) {
-		fprintf(stderr, "%s%s: no vDSO\n", pfx, safe(name));
+		fprintf(stderr, "%s%s: no vDSO\n", pfx, rt_safe(name));
 		return 1;
 	}
 	size = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;

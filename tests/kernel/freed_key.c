@@ -321,18 +321,8 @@ static void test_race(void)
 
 /* --- exec'd in xonly mode --------------------------------------------------- */
 
-static int exec_xonly(void *arg)
-{
-	int null = open("/dev/null", O_WRONLY);
-
-	(void)arg;
-	dup2(null, 1);
-	dup2(null, 2);
-	if (xonly_set(1, 0, 0, 0))
-		return 125;
-	execl("/proc/self/exe", "freed_key", "execd", (char *)NULL);
-	return 127;
-}
+/* This program again, as child_exec_xonly() runs it in xonly mode. */
+static char *exec_argv[] = { "freed_key", "execd", NULL };
 
 /* The program exec'd in xonly mode: exit 0 if its key came first. */
 static int report_execd(void)
@@ -381,7 +371,7 @@ int main(int argc, char **argv)
 		child_tap_ok("all keys freed, mprotect(PROT_EXEC), PR_SET_XONLY", all_freed_mprotect, NULL, 30);
 	}
 	test_race();
-	st = child_status(exec_xonly, NULL, 30);
+	st = child_status(child_exec_xonly, exec_argv, 30);
 	tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	       "exec'd in xonly mode: main has its execute-only key and faults, pkey_alloc() then hands out the 14 other keys (%s)",
 	       status_str(st));

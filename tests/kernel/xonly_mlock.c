@@ -141,18 +141,8 @@ static void mlock_case(void *arg)
 
 /* --- a program's own code, exec'd in xonly mode -------------------------------- */
 
-static int exec_xonly(void *arg)
-{
-	int null = open("/dev/null", O_WRONLY);
-
-	(void)arg;
-	dup2(null, 1);
-	dup2(null, 2);
-	if (xonly_set(1, 0, 0, 0))
-		return 125;
-	execl("/proc/self/exe", "xonly_mlock", "owncode", (char *)NULL);
-	return 127;
-}
+/* This program again, as child_exec_xonly() runs it in xonly mode. */
+static char *exec_argv[] = { "xonly_mlock", "owncode", NULL };
 
 /* exit 0: main is execute-only, mlock() of its page works, the load still faults */
 static int own_code(void)
@@ -211,7 +201,7 @@ int main(int argc, char **argv)
 			snprintf(what, sizeof(what), "%s, %s", mode_name[m], op_name[o]);
 			child_tap_ok(what, mlock_case, &c, 60);
 		}
-	st = child_status(exec_xonly, NULL, 60);
+	st = child_status(child_exec_xonly, exec_argv, 60);
 	tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	       "exec'd in xonly mode: mlock() of the page of its own main -> 0, and a load of main still faults (%s%s)",
 	       status_str(st), WIFEXITED(st) && WEXITSTATUS(st) == 2 ? ": mlock ENOMEM" : "");

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 #include "child.h"
 #include "tap.h"
+#include "xonly_sys.h"
 
 /* "SUITE: text" (a tap.c line or diagnostic without its prefix) -> "text" */
 static char *unsuite(char *s)
@@ -110,4 +112,16 @@ const char *status_str(int st)
 	else
 		snprintf(buf, sizeof(buf), "wait status %#x", st);
 	return buf;
+}
+
+int child_exec_xonly(void *argv)
+{
+	int null = open("/dev/null", O_WRONLY);
+
+	dup2(null, 1);
+	dup2(null, 2);
+	if (xonly_set(1, 0, 0, 0))
+		return 125;
+	execv("/proc/self/exe", (char **)argv);
+	return 127;
 }

@@ -124,6 +124,18 @@ void rt_put_safe(struct rt_line *l, const char *s)
 	}
 }
 
+const char *rt_safe(const char *s)
+{
+	static struct rt_line l[2];
+	static int k;
+	struct rt_line *b = &l[k ^= 1];
+
+	b->n = 0;
+	rt_put_safe(b, s);
+	b->b[b->n] = 0;
+	return b->b;
+}
+
 int rt_report_fd = 2;
 
 void rt_flush(struct rt_line *l)

@@ -35,6 +35,12 @@ void rt_put_json(struct rt_line *l, const char *s);
  * one line of text, whatever a path holds.
  */
 void rt_put_safe(struct rt_line *l, const char *s);
+/*
+ * @s made safe as by rt_put_safe(), for a tool's human line or error
+ * message.  Two static buffers, used in turn: two names may be in one
+ * line.  Not for the run path, which prints through rt_line.
+ */
+const char *rt_safe(const char *s);
 /* The length of the valid UTF-8 sequence at @s (1 for ASCII), or 0. */
 size_t rt_utf8_len(const char *s);
 /* Write the line (plus a newline) to rt_report_fd and empty it. */
