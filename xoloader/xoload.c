@@ -15,6 +15,7 @@
 #include <cpuid.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stddef.h>
@@ -113,8 +114,8 @@ static const char usage[] =
 "errors: 127 PROG or its interpreter not found, 126 not executable or\n"
 "malformed, or set-user-ID, set-group-ID or with file capabilities (xoload\n"
 "cannot carry those privileges), or no protection keys on this machine, or\n"
-"the audit module did not run, or an object cannot be planned (before any\n"
-"of PROG's code runs),\n"
+"the audit module is damaged or did not run, or an object cannot be\n"
+"planned (before any of PROG's code runs),\n"
 "2 usage error (also: --report and --plan with different formats).  Errors\n"
 "are one line on stderr.\n";
 
@@ -155,6 +156,27 @@ static void __attribute__((noreturn)) die(int code, const char *msg)
 {
 	line("xoload: ", msg);
 	exit(code);
+}
+
+/*
+ * PROG cannot be run.  Under a program that xoload runs (XOLOAD_PROG in
+ * the environment), the likely cause is that program executing the target
+ * of /proc/self/exe, which is xoload, with its own arguments: node's
+ * child_process.fork() runs process.execPath SCRIPT.  xoload cannot tell
+ * that from a deliberate "xoload ARGS" (reexec_args() knows only the
+ * /proc names), so it says what to do instead.
+ */
+static void __attribute__((noreturn)) die_prog(int code, const char *err, bool plan_only)
+{
+	const char *parent = getenv(XOLOAD_PROG_ENV);
+	char msg[3 * PATH_MAX];
+
+	if (plan_only || !parent || !*parent)
+		die(code, err);
+	snprintf(msg, sizeof(msg), "%s (run from %s under xoload: a program that executes its own "
+		 "executable's path, as node's child_process.fork() does, executes xoload; "
+		 "run it with xoload --kernel, see xoload(1))", err, parent);
+	die(code, msg);
 }
 
 /* Find @name like execvp: on PATH when it has no slash. */
@@ -224,6 +246,61 @@ static void next_to_self(char *out, const char *rel, const char *dflt)
 		}
 	}
 	snprintf(out, PATH_MAX, "%s", dflt);
+}
+
+/*
+ * The audit module goes to ld.so, which maps it trusting its program
+ * headers: a module cut short (an interrupted copy, a full disk) dies with
+ * SIGBUS inside ld.so, before the gate at AT_ENTRY can say why.  So what
+ * is an ELF file is validated here as the preloader validates PROG: every
+ * PT_LOAD within the file.  What is not ELF at all ld.so refuses with a
+ * warning, and the gate stops PROG (or warns, --permissive).  Returns
+ * false, with @err set, for a module that must not be handed over.
+ */
+static bool audit_module_fits(const char *path, char *err, size_t errlen)
+{
+	static struct image mod;
+	char magic[SELFMAG];
+	char why[PATH_MAX + 100];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	bool elf;
+
+	if (fd < 0)
+		return true;	/* access() passed: ld.so will say what it is */
+	elf = pread(fd, magic, sizeof(magic), 0) == SELFMAG && !memcmp(magic, ELFMAG, SELFMAG);
+	close(fd);
+	if (!elf)
+		return true;
+	if (image_open_obj(&mod, path, false, why, sizeof(why))) {
+		snprintf(err, errlen, "audit module %s", why);
+		return false;
+	}
+	close(mod.fd);
+	return true;
+}
+
+/*
+ * The audit module for a dynamically linked PROG: readable (127 if not)
+ * and whole (126 if not; with --permissive a warning, and PROG runs
+ * without it, as for a module ld.so cannot load).  Sets LD_AUDIT's value.
+ */
+static void use_audit_module(bool dynamic, bool permissive)
+{
+	char err[2 * PATH_MAX + 200];
+
+	snprintf(audit_env, sizeof(audit_env), "LD_AUDIT=%s", audit_path);
+	if (!dynamic)
+		return;
+	if (access(audit_path, R_OK)) {
+		snprintf(err, sizeof(err), "audit module %s: %s", audit_path, strerror(errno));
+		die(127, err);
+	}
+	if (audit_module_fits(audit_path, err, sizeof(err)))
+		return;
+	if (!permissive)
+		die(126, err);
+	line("xoload: warning: ", err);
+	*audit_env = 0;		/* ld.so would die of it: PROG runs without */
 }
 
 /* The flag for --report/--plan/--scan's =FORMAT: human (0), tsv or json. */
@@ -778,10 +855,10 @@ int main(int argc, char **argv, char **envp)
 	if (rc && plan_only && *argv[optind] && !dep_find_lib(argv[optind], prog_path))
 		rc = 0;
 	if (rc)
-		die(rc, err);
+		die_prog(rc, err, plan_only);
 	rc = image_open_obj(&prog, prog_path, !plan_only, err, sizeof(err));
 	if (rc)
-		die(rc, err);
+		die_prog(rc, err, plan_only);
 	if (prog.has_interp) {
 		char ierr[PATH_MAX + 100];
 
@@ -801,11 +878,7 @@ int main(int argc, char **argv, char **envp)
 		if (argv0)
 			argv[optind] = (char *)argv0;
 		next_to_self(audit_path, XO_AUDIT_FROM_XOLOAD, XOLOAD_AUDIT_DEFAULT);
-		if (prog.has_interp && access(audit_path, R_OK)) {
-			snprintf(err, sizeof(err), "audit module %s: %s", audit_path, strerror(errno));
-			die(127, err);
-		}
-		snprintf(audit_env, sizeof(audit_env), "LD_AUDIT=%s", audit_path);
+		use_audit_module(prog.has_interp, false);
 		run_kernel_mode(argv + optind, envp);
 	}
 	defer_warnings = plan_only;
@@ -826,11 +899,7 @@ int main(int argc, char **argv, char **envp)
 		die(126, "no protection keys here (CPUID PKU and OSPKE): code cannot be made execute-only");
 	if (!*audit_path)
 		next_to_self(audit_path, XO_AUDIT_FROM_XOLOAD, XOLOAD_AUDIT_DEFAULT);
-	if (prog.has_interp && access(audit_path, R_OK)) {
-		snprintf(err, sizeof(err), "audit module %s: %s", audit_path, strerror(errno));
-		die(127, err);
-	}
-	snprintf(audit_env, sizeof(audit_env), "LD_AUDIT=%s", audit_path);
+	use_audit_module(prog.has_interp, flags & XOF_PERMISSIVE);
 	{
 		char abs[PATH_MAX];
 

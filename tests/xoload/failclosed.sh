@@ -43,6 +43,17 @@ ok $? "... after ld.so's own warning, at most 2 lines ($(wc -l <err))"
 closed "audit module without la_version" "audit module /xonly/lib/xoload/libxoprobe.so did not run" \
 	$XO --audit=/xonly/lib/xoload/libxoprobe.so $H p
 permissive "audit module not ELF" "did not run.*readable" $XO --permissive --audit=$PWD/notelf.so $H p
+# A module cut short (an interrupted copy): ld.so would map it and die of
+# SIGBUS (status 135) before the gate could speak; xoload checks its
+# PT_LOADs against the file size first.
+head -c 3000 /xonly/lib/xoaudit.so >short.so
+closed "audit module cut short" "audit module $PWD/short.so: PT_LOAD [0-9]*: extends past the end of the file" \
+	$XO --audit=$PWD/short.so $H p
+[ "$(wc -l <err)" = 1 ]
+ok $? "... one line, nothing of ld.so's ($(wc -l <err) lines)"
+permissive "audit module cut short" "did not run.*readable" $XO --permissive --audit=$PWD/short.so $H p
+grep -q "^xoload: warning: audit module $PWD/short.so: PT_LOAD" err
+ok $? "... and the warning says why: '$(head -n 1 err)'"
 
 # A library ld.so loads happily but the planner refuses: e_shoff past the end.
 cp /xonly/lib/xoload/libxoprobe.so badsh.so

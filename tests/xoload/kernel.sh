@@ -39,6 +39,14 @@ for opt in --report --plan --scan --strict --no-inherit --audit=/x; do
 	[ "$st" = 2 ] && echo "$err" | grep -q -- '--kernel: not with'
 	ok $? "--kernel $opt: usage error, status 2 (got $st: $err)"
 done
+# The module found next to xoload, cut short: ld.so would die of SIGBUS
+# (status 135) mapping it; xoload refuses it first, naming it.
+rm -rf /tmp/xo-kmod && mkdir -p /tmp/xo-kmod/bin /tmp/xo-kmod/lib && cp $XO /tmp/xo-kmod/bin/ &&
+	head -c 3000 /xonly/lib/xoaudit.so >/tmp/xo-kmod/lib/xoaudit.so
+err=$(/tmp/xo-kmod/bin/xoload --kernel /usr/bin/cat /dev/null 2>&1); st=$?
+[ "$st" = 126 ] && [ "$(echo "$err" | wc -l)" = 1 ] &&
+	echo "$err" | grep -q '^xoload: audit module /tmp/xo-kmod/lib/xoaudit.so: PT_LOAD [0-9]*: extends past the end'
+ok $? "--kernel with an audit module cut short: 126, one line naming it (got $st: $err)"
 $XO --kernel /nonexistent 2>/dev/null; st=$?
 ok $([ "$st" = 127 ] && echo 0 || echo 1) "--kernel with a missing program: 127 (got $st)"
 echo "1..$n"
