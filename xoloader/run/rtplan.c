@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rt/rtplan.c - elfplan_build()'s plan from a minimal ELF reader, without
+ * run/rtplan.c - elfplan_build()'s plan from a minimal ELF reader, without
  * libc or libelf (see rtplan.h).  Where libelf is lenient with a corrupt
  * file (a program header table that runs past the end of the file is cut
  * to what fits, a section header table that does not fit is no table,
@@ -9,11 +9,11 @@
  */
 #include <elf.h>
 
-#include "../crtcode.h"
-#include "../ehframe.h"
-#include "../fill.h"
+#include "../rule/crtcode.h"
+#include "../rule/ehframe.h"
+#include "../rule/fill.h"
+#include "../rule/str.h"
 #include "rtplan.h"
-#include "str.h"
 #include "sys.h"
 
 #define MAX_PHNUM	64

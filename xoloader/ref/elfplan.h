@@ -11,8 +11,8 @@
  * no data inside those sections: bytes that no .eh_frame FDE covers and
  * that are not padding (the rule: /work/coord/plan-rule.md, README.md).
  */
-#ifndef XOLOADER_ELFPLAN_H
-#define XOLOADER_ELFPLAN_H
+#ifndef XOLOADER_REF_ELFPLAN_H
+#define XOLOADER_REF_ELFPLAN_H
 
 #include <stdbool.h>
 #include <stddef.h>

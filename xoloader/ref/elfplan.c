@@ -20,11 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crtcode.h"
-#include "ehframe.h"
+#include "../rule/crtcode.h"
+#include "../rule/ehframe.h"
+#include "../rule/fill.h"
+#include "../run/rtplan.h"
 #include "elfplan.h"
-#include "fill.h"
-#include "rt/rtplan.h"
 
 #define MAX_SECTS 512
 
@@ -375,7 +375,7 @@ int elfplan_build(int fd, size_t ps, struct plan *p)
 	int ret = -1;
 
 	memset(p, 0, sizeof(*p));
-	/* The same admission as the minimal reader: malformed files alike (rt/rtplan.c). */
+	/* The same admission as the minimal reader: malformed files alike (run/rtplan.c). */
 	if (rtplan_admit(fd, p))
 		return -1;
 	elf_version(EV_CURRENT);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rt/rtplan.h - the plan of elfplan.c (libelf) computed by a minimal,
+ * run/rtplan.h - the plan of elfplan.c (libelf) computed by a minimal,
  * freestanding ELF reader: what xoload and the audit module use at run
  * time.  It reads the ELF and program headers with one pread, the section
  * header table and .shstrtab with one more, and nothing it does not need.
@@ -9,10 +9,10 @@
  * and reason for reason: tests/host/xoload_plandiff.sh proves it over
  * every ELF file under /usr of the build machine and over fuzzed ones.
  */
-#ifndef XOLOADER_RT_RTPLAN_H
-#define XOLOADER_RT_RTPLAN_H
+#ifndef XOLOADER_RUN_RTPLAN_H
+#define XOLOADER_RUN_RTPLAN_H
 
-#include "../elfplan.h"
+#include "../ref/elfplan.h"
 
 /*
  * Plan the ELF file open on @fd like elfplan_build().  Returns 0, or -1
