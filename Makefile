@@ -130,12 +130,12 @@ XO_CFLAGS  := $(CFLAGS) -Wno-format-truncation
 # Every xoloader program depends on all of these: xoload.c takes the syscall
 # numbers and prctl options from kernel/include/xonly/uapi.h.
 XO_HDRS    := $(wildcard xoloader/*/*.h kernel/include/xonly/*.h)
-# The rule's byte-level pieces, which both readers link.
-XO_RULE    := xoloader/rule/ehframe.c xoloader/rule/fill.c
+# The rule: the admission check and the byte-level pieces, which both readers link.
+XO_RULE    := xoloader/rule/admit.c xoloader/rule/ehframe.c xoloader/rule/fill.c
 XO_RT      := xoloader/run/rtplan.c xoloader/run/report.c $(XO_RULE)
-# The libelf planner (the reference; analysis tools): elfplan.c shares the
-# minimal reader's admission checks and report lines, and reads .eh_frame
-# with ehframe.c and tells padding from data with fill.c, as rtplan.c does.
+# The libelf planner (the reference; analysis tools): elfplan.c admits files
+# with rule/admit.c, reads .eh_frame with ehframe.c and tells padding from
+# data with fill.c, as rtplan.c does (the tools print with run/report.c).
 XO_PLAN    := xoloader/ref/elfplan.c $(XO_RT)
 XO_LOADER  := xoloader/run/xoload.c xoloader/run/load.c xoloader/run/deps.c xoloader/run/apply.c $(XO_RT)
 XO_AUDIT   := xoloader/run/audit.c $(XO_RT) xoloader/run/carve.c

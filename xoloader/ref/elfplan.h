@@ -1,44 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * elfplan.h - the one ELF reader of xoload: which pages of an object's
- * executable segments can become execute-only, and why the others cannot.
+ * elfplan.h - the libelf reference planner: the plan (rule/plan.h) of an
+ * object's executable segments, read with libelf.
  *
- * Used by xoload (for PROG and its interpreter) and by the audit module
- * (for every object ld.so maps).  It reads program and section headers
- * with libelf; a page is execute-only only if everything the mapping puts
- * in it comes from SHF_EXECINSTR sections: no ELF or program headers, no
- * .rodata/.eh_frame/... bytes, no part of a non-executable segment - and
- * no data inside those sections: bytes that no .eh_frame FDE covers and
- * that are not padding (the rule: /work/coord/plan-rule.md, README.md).
+ * The analysis tools plan with it (xosurvey, planproof), and it is what the
+ * minimal reader of the run path (run/rtplan.c) is checked against
+ * (xoplandiff over /usr, xofuzz -D over mutants).  It reads program and
+ * section headers with libelf; a page is execute-only only if everything
+ * the mapping puts in it comes from SHF_EXECINSTR sections: no ELF or
+ * program headers, no .rodata/.eh_frame/... bytes, no part of a
+ * non-executable segment - and no data inside those sections: bytes that
+ * no .eh_frame FDE covers and that are not padding (the rule:
+ * /work/coord/plan-rule.md, README.md).
  */
 #ifndef XOLOADER_REF_ELFPLAN_H
 #define XOLOADER_REF_ELFPLAN_H
 
-#include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
-#define PLAN_MAX_RANGES 4096
-
-struct plan_range {
-	uint64_t start, end;	/* link-time addresses, page-aligned; add the load bias */
-	bool xo;		/* execute-only, or kept readable (R+X) */
-	char why[48];		/* "code", "ELF header", ".rodata", "TEXTREL", ... */
-	/*
-	 * why == "not covered by any FDE": the first data gap in the range,
-	 * as section name, offset in the section and size in bytes; sect[0]
-	 * is 0 for every other reason.
-	 */
-	char sect[32];
-	uint64_t soff, ssize;
-};
-
-struct plan {
-	int n;
-	struct plan_range r[PLAN_MAX_RANGES];
-	bool textrel;		/* DT_TEXTREL/DF_TEXTREL: ld.so rewrites its code */
-	char err[160];		/* why elfplan_build failed */
-};
+#include "../rule/plan.h"
 
 /*
  * Plan the executable segments of the ELF file open on @fd.  Returns 0, or

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "../ref/elfplan.h"
+#include "../rule/plan.h"
 #include "report.h"
 
 /* The --report format that the XOF_* @flags ask for. */

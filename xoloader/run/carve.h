@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "../ref/elfplan.h"
+#include "../rule/plan.h"
 
 /*
  * pkey_mprotect(range + @bias, PROT_READ | PROT_EXEC, key 0) for every

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../ref/elfplan.h"
+#include "../rule/plan.h"
 
 enum report_fmt { REPORT_HUMAN, REPORT_TSV, REPORT_JSON };
 

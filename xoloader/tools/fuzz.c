@@ -14,7 +14,7 @@
  *     executed; without, xoload's own main() (xoload.c, linked into this
  *     program) runs in a forked child: the same code and the same exit
  *     paths, at a fraction of the cost of an exec (make check's run);
- *   - every EVERY-th mutant also `XOSCAN --tsv FILE` (run/rtplan.c's
+ *   - every EVERY-th mutant also `XOSCAN --tsv FILE` (rule/admit.c's
  *     admission, then libelf + capstone);
  *   - with -D, both planners, elfplan.c (libelf) and run/rtplan.c (the
  *     minimal reader of the run-time path), which must agree exactly

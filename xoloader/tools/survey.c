@@ -465,8 +465,8 @@ static void survey_one(const char *path, struct result *r)
 	}
 	/*
 	 * An x86-64 executable or shared object that the planner refuses
-	 * (truncated, malformed: run/rtplan.c's admission, as in xoload) is
-	 * an error, not a skip: it is not what it claims to be.
+	 * (truncated, malformed: the admission check, rule/admit.c, as in
+	 * xoload) is an error, not a skip: it is not what it claims to be.
 	 */
 	if (elfplan_build(fd, ps, &p)) {
 		note(r, S_FAILED, "cannot be planned: %s", p.err);

@@ -49,7 +49,7 @@
  *          and {"scan":"total","object":...,"found":N,"bytes":N}
  * Exit status: 0; 1 if a file could not be scanned (one line on stderr,
  * the other files are still scanned): a file the planners' admission
- * (run/rtplan.c) refuses is not scanned; 2 usage.
+ * (rule/admit.c) refuses is not scanned; 2 usage.
  */
 #include <capstone/capstone.h>
 #include <errno.h>
@@ -393,7 +393,7 @@ static int scan_file(const char *path, const char *tag, int fmt)
 		return 1;
 	}
 	/*
-	 * The planners' admission (run/rtplan.c): what xoload and the audit
+	 * The planners' admission (rule/admit.c, through run/rtplan.c): what xoload and the audit
 	 * module refuse to plan - a truncated or malformed file, a .o - is
 	 * not scanned either, rather than scanned in part and reported with
 	 * a count that looks like an answer.
