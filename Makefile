@@ -111,29 +111,34 @@ $(BUILD)/guest/bin/jit-demo: $(BUILD)/obj/jit-demo/main.o $(GUEST_LIBS)
 	$(CC) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 # --- xoloader (issue 4) ------------------------------------------------------------
-# xoloader/*.c        -> /xonly/bin/xoload (static-pie: it must not sit where a
+# xoloader/ in layers (xoloader/README.md): rule/ (the plan type and the rule's
+# byte-level pieces) at the bottom; run/ (the run path) and ref/ (the libelf
+# reference) above it; tools/ on top.  tests/host/layout.sh checks the includes.
+# xoloader/run/*.c    -> /xonly/bin/xoload (static-pie: it must not sit where a
 #                        non-PIE PROG wants to be mapped) and /xonly/lib/xoaudit.so
 #                        (the LD_AUDIT module: freestanding, no libc, no DT_NEEDED,
-#                        no relocations; both plan with the minimal reader xoloader/rt/,
-#                        which xoplandiff checks against elfplan.c, the libelf one)
-# xoloader/xoscan.c   -> /xonly/bin/xoscan, the --scan helper (static: capstone
+#                        no relocations; both plan with the minimal reader run/rtplan.c,
+#                        which xoplandiff checks against ref/elfplan.c, the libelf one)
+# xoloader/tools/xoscan.c -> /xonly/bin/xoscan, the --scan helper (static: capstone
 #                        stays out of the programs it scans, see xoscan.c; it
-#                        admits files with the planners' rt/rtplan.c)
+#                        admits files with the planners' admission check)
 # tests/xoload/dyn/NAME.c -> /xonly/tests/xoload/NAME, dynamically linked
 # tests/xoload/NAME.sh    -> /xonly/tests/xoload/NAME (shell tests)
 # tests/xoload/lib/*      -> /xonly/lib/xoload/: helpers the tests run under xoload
-# xoloader/bench.c        -> /xonly/bench.d/xoload (make bench)
+# xoloader/tools/bench.c  -> /xonly/bench.d/xoload (make bench)
 XO_CFLAGS  := $(CFLAGS) -Wno-format-truncation
 # Every xoloader program depends on all of these: xoload.c takes the syscall
 # numbers and prctl options from kernel/include/xonly/uapi.h.
-XO_HDRS    := $(wildcard xoloader/*.h xoloader/rt/*.h kernel/include/xonly/*.h)
-XO_RT      := xoloader/rt/rtplan.c xoloader/rt/report.c xoloader/ehframe.c xoloader/fill.c
-# The libelf planner (the reference; analysis tools): elfplan.c shares the
-# minimal reader's admission checks and report lines, and reads .eh_frame
-# with ehframe.c and tells padding from data with fill.c, as rtplan.c does.
-XO_PLAN    := xoloader/elfplan.c $(XO_RT)
-XO_LOADER  := xoloader/xoload.c xoloader/load.c xoloader/deps.c xoloader/report.c $(XO_RT)
-XO_AUDIT   := xoloader/audit.c $(XO_RT) xoloader/rt/carve.c
+XO_HDRS    := $(wildcard xoloader/*/*.h kernel/include/xonly/*.h)
+# The rule: the admission check and the byte-level pieces, which both readers link.
+XO_RULE    := xoloader/rule/admit.c xoloader/rule/ehframe.c xoloader/rule/fill.c
+XO_RT      := xoloader/run/rtplan.c xoloader/run/report.c $(XO_RULE)
+# The libelf planner (the reference; analysis tools): elfplan.c admits files
+# with rule/admit.c, reads .eh_frame with ehframe.c and tells padding from
+# data with fill.c, as rtplan.c does (the tools print with run/report.c).
+XO_PLAN    := xoloader/ref/elfplan.c $(XO_RT)
+XO_LOADER  := xoloader/run/xoload.c xoloader/run/load.c xoloader/run/deps.c xoloader/run/apply.c $(XO_RT)
+XO_AUDIT   := xoloader/run/audit.c $(XO_RT) xoloader/run/carve.c
 # The module must not need a libc: nothing but its own code in its namespace,
 # no constructors, nothing ld.so relocates but (at most) data pointers.
 XO_AUDIT_FLAGS := -nostdlib -ffreestanding -fno-builtin -fno-stack-protector -fPIC \
@@ -153,7 +158,7 @@ $(BUILD)/guest/bin/xoload: $(XO_LOADER) $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -static-pie -o $@ $(XO_LOADER)
 
-$(BUILD)/guest/bin/xoscan: xoloader/xoscan.c $(XO_RT) $(XO_HDRS)
+$(BUILD)/guest/bin/xoscan: xoloader/tools/xoscan.c $(XO_RT) $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -static -o $@ $< $(XO_RT) -lcapstone -lelf -lz
 
@@ -232,11 +237,11 @@ $(XO_LIBDIR)/textrel-user: tests/xoload/lib/textrel-user.c $(XO_LIBDIR)/libtextr
 
 # make bench: startup and steady-state ratios, native vs under xoload.
 XO_BENCH   := $(BUILD)/guest/bench.d/xoload
-$(XO_BENCH): xoloader/bench.c $(XO_HDRS)
+$(XO_BENCH): xoloader/tools/bench.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -static -o $@ $<
 
-# Host tools: xofuzz (xoloader/fuzz.c) links xoload.c's main() under another
+# Host tools: xofuzz (xoloader/tools/fuzz.c) links xoload.c's main() under another
 # name, to run it in a forked child per mutant (tests/host/xoload_fuzz.sh).
 XO_FUZZ    := $(BUILD)/host/xofuzz
 XO_SEEDS   := $(XO_LIBDIR)/hello $(XO_LIBDIR)/hello-nosep $(XO_LIBDIR)/hello-static \
@@ -245,35 +250,35 @@ XO_SEEDS   := $(XO_LIBDIR)/hello $(XO_LIBDIR)/hello-nosep $(XO_LIBDIR)/hello-sta
 FUZZ_N     ?= 50000
 FUZZ_SEED  ?= 1
 
-$(BUILD)/host/xoload-main.o: xoloader/xoload.c $(XO_HDRS)
+$(BUILD)/host/xoload-main.o: xoloader/run/xoload.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -Dmain=xoload_main -c -o $@ $<
 
-$(XO_FUZZ): xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c xoloader/deps.c xoloader/elfplan.c xoloader/report.c \
-	    xoloader/plancmp.c $(XO_RT) $(XO_HDRS)
-	$(CC) $(XO_CFLAGS) -o $@ xoloader/fuzz.c $(BUILD)/host/xoload-main.o xoloader/load.c xoloader/deps.c \
-		xoloader/elfplan.c xoloader/report.c xoloader/plancmp.c $(XO_RT) -lelf
+$(XO_FUZZ): xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/load.c xoloader/run/deps.c \
+	    xoloader/ref/elfplan.c xoloader/run/apply.c xoloader/ref/plancmp.c $(XO_RT) $(XO_HDRS)
+	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/load.c xoloader/run/deps.c \
+		xoloader/ref/elfplan.c xoloader/run/apply.c xoloader/ref/plancmp.c $(XO_RT) -lelf
 
 # planproof: the data-in-text rule checked against what the code reads
 # (capstone), over every ELF under /usr (tests/host/xoplan_proof.sh).
 XO_PROOF   := $(BUILD)/host/planproof
-$(XO_PROOF): xoloader/planproof.c $(XO_PLAN) xoloader/report.c $(XO_HDRS)
+$(XO_PROOF): xoloader/tools/planproof.c $(XO_PLAN) xoloader/run/apply.c $(XO_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) -o $@ xoloader/planproof.c $(XO_PLAN) xoloader/report.c -lelf -lcapstone
+	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/planproof.c $(XO_PLAN) xoloader/run/apply.c -lelf -lcapstone
 
-# xoplandiff: elfplan.c (libelf) against rt/rtplan.c (tests/host/xoload_plandiff.sh).
+# xoplandiff: ref/elfplan.c (libelf) against run/rtplan.c (tests/host/xoload_plandiff.sh).
 XO_PLANDIFF := $(BUILD)/host/xoplandiff
-$(XO_PLANDIFF): xoloader/plandiff.c xoloader/plancmp.c xoloader/elfplan.c $(XO_RT) $(XO_HDRS)
+$(XO_PLANDIFF): xoloader/tools/plandiff.c xoloader/ref/plancmp.c xoloader/ref/elfplan.c $(XO_RT) $(XO_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) -o $@ xoloader/plandiff.c xoloader/plancmp.c xoloader/elfplan.c $(XO_RT) -lelf
+	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/plandiff.c xoloader/ref/plancmp.c xoloader/ref/elfplan.c $(XO_RT) -lelf
 
-# xosurvey (xoloader/survey.c): elfplan over every ELF object under some
+# xosurvey (xoloader/tools/survey.c): elfplan over every ELF object under some
 # directories, on the host (make bench runs it on /usr).
 XO_SURVEY  := $(BUILD)/host/xosurvey
-$(XO_SURVEY): xoloader/survey.c $(XO_PLAN) xoloader/report.c $(XO_HDRS)
+$(XO_SURVEY): xoloader/tools/survey.c $(XO_PLAN) xoloader/run/apply.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wl,-z,relro,-z,now -o $@ \
-		xoloader/survey.c $(XO_PLAN) xoloader/report.c -lelf
+		xoloader/tools/survey.c $(XO_PLAN) xoloader/run/apply.c -lelf
 
 host-tools: $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF) $(XO_SURVEY)
 
@@ -332,7 +337,7 @@ $(BUILD)/guest/tests/harness/%: tests/harness/%.sh
 # --- make install, make uninstall (GNU conventions) -------------------------------
 # Every directory can be overridden; DESTDIR is prepended to each at install
 # time only (staged installs, packages).  xoload and its audit module find
-# each other and xoscan by relative paths (xoloader/xoload.h), so they are
+# each other and xoscan by relative paths (xoloader/run/xoload.h), so they are
 # built again for the layout below into $(BUILD)/inst/LAYOUT/, whose paths.h
 # holds the relative paths (LAYOUT: a hash of BINDIR and the module's dir).
 PREFIX      ?= /usr/local

@@ -5,7 +5,7 @@
 # object (.o) get from xoload --plan status 126, from xoscan status 1 and
 # "not scanned: WHY", from xosurvey (named, or found in a directory)
 # status 1 and "cannot be planned: WHY", one line each, WHY being the
-# planners' admission message (rt/rtplan.c) that xoscan and xosurvey share.
+# planners' admission message (rule/admit.c) that xoscan and xosurvey share.
 # (xoscan used to print "0 found" and exit 0, xosurvey to skip them as
 # "separate debug info?": issue 27.)  The intact program still passes.
 # Runs on the host; needs make guest host-tools.

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # docs.sh - what the documentation says about how xoload and its audit
 # module are built agrees with the binaries: xoload has no libelf (or
-# zlib) in it and plans with rt/rtplan.c, and the module has no DT_NEEDED;
+# zlib) in it and plans with run/rtplan.c, and the module has no DT_NEEDED;
 # so xoload(1) does not speak of libelf or libz, nor of copies of libc the
 # module would bring, and xoloader/README.md's step 2 ("It plans each
-# object with ...") and its fuzzing section name rt/rtplan.c, not libelf.
+# object with ...") and its fuzzing section name run/rtplan.c, not libelf.
 # (Both still described the libelf module and planner: issue 27.)  Each
 # check of the text applies while the binary fact holds.  Runs on the
 # host; needs make guest.
@@ -43,7 +43,7 @@ fi
 if [ "$rtplan_in_xoload" = 1 ]; then
 	step2=$(sed -n 's/.* 2\. \(It plans each object .*\) 3\. It builds .*/\1/p' <<<"$readme")
 	[ -n "$step2" ] && [[ $step2 == *rtplan.c* ]] && [[ $step2 != *"libelf, the one ELF reader"* ]]
-	ok $? "xoload plans with rt/rtplan.c: README step 2 says so: '${step2:0:160}'"
+	ok $? "xoload plans with run/rtplan.c: README step 2 says so: '${step2:0:160}'"
 	! grep -qE 'elfplan.c/libelf for the file and its PT_INTERP' <<<"$readme"
 	ok $? "... and the fuzzing section does not say xoload --plan runs elfplan.c"
 else

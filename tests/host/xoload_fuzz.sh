@@ -3,7 +3,7 @@
 # files (seed 1: the same ones every run) through xoload --plan, i.e. its
 # validating loader (load.c) and libelf planner (elfplan.c, shared with the
 # audit module), every 50th also through xoscan; and (-D) each through
-# both planners, elfplan.c and the minimal reader rt/rtplan.c, which must
+# both planners, elfplan.c and the minimal reader run/rtplan.c, which must
 # plan it identically (or refuse it with the same message).  No mutant may kill
 # xoload or xoscan or get a status outside their documented sets, and each
 # xoload error must be one line; a failing input is saved under

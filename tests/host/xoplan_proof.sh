@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # xoplan_proof.sh - the data-in-text rule of elfplan.c against evidence it
-# does not use (xoloader/planproof.c): over every x86-64 ELF object under
+# does not use (xoloader/tools/planproof.c): over every x86-64 ELF object under
 # /usr, capstone sweeps of all FDE-covered code find no RIP-relative load
 # and no lea-then-load into a page the plan makes execute-only, and no
 # well-known constant table (SHA-256/512 K, AES S-box, keccak iotas, the

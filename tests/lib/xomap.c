@@ -167,7 +167,7 @@ static int jit_protect(struct xomap *m)
 }
 
 /*
- * "file": program text the way xoload maps it (xoloader/load.c): the
+ * "file": program text the way xoload maps it (xoloader/run/load.c): the
  * file's pages mmap()ed MAP_PRIVATE|MAP_FIXED with PROT_EXEC alone, which
  * gives them the execute-only key at mmap time (no mprotect).  The file
  * is an unlinked one in /tmp (tmpfs in the VM): mapping it shared and

@@ -9,14 +9,14 @@
  * files): -i INDEX rebuilds and runs just that one.  Each mutant is
  * written to a file and run through
  *   - `XOLOAD --plan=tsv FILE`: load.c (the validating loader) and, if it
- *     accepts the file, rt/rtplan.c (the minimal reader), for FILE and its
+ *     accepts the file, run/rtplan.c (the minimal reader), for FILE and its
  *     PT_INTERP - the code the audit module shares.  With -x the XOLOAD binary is
  *     executed; without, xoload's own main() (xoload.c, linked into this
  *     program) runs in a forked child: the same code and the same exit
  *     paths, at a fraction of the cost of an exec (make check's run);
- *   - every EVERY-th mutant also `XOSCAN --tsv FILE` (rt/rtplan.c's
+ *   - every EVERY-th mutant also `XOSCAN --tsv FILE` (rule/admit.c's
  *     admission, then libelf + capstone);
- *   - with -D, both planners, elfplan.c (libelf) and rt/rtplan.c (the
+ *   - with -D, both planners, elfplan.c (libelf) and run/rtplan.c (the
  *     minimal reader of the run-time path), which must agree exactly
  *     (plancmp.c): the differential test on malformed files.
  * A failure is a death by signal, a status outside the documented set
@@ -49,9 +49,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elfplan.h"
-#include "plancmp.h"
-#include "rt/rtplan.h"
+#include "../ref/elfplan.h"
+#include "../ref/plancmp.h"
+#include "../run/rtplan.h"
 
 #define MAX_SEEDS 16
 
@@ -492,7 +492,7 @@ int main(int argc, char **argv)
 	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
 	       st_count[0], st_count[126], st_count[127], failures);
 	if (plandiff)
-		printf("# xoload-fuzz: -D: %llu mutants planned by both elfplan.c (libelf) and rt/rtplan.c\n", compared);
+		printf("# xoload-fuzz: -D: %llu mutants planned by both elfplan.c (libelf) and run/rtplan.c\n", compared);
 	if (only != ~0ull && !failures)
 		printf("ok %llu - xoload-fuzz: mutant %llu: %s\n", ++tapn, only, "no crash");
 	/* Most mutants must be refused and some accepted, or the fuzzer is not reaching the parser. */

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rt/sys.h - the raw Linux x86-64 system calls of xoload's run-time code
+ * run/sys.h - the raw Linux x86-64 system calls of xoload's run-time code
  * (the freestanding audit module xoaudit.so and the minimal ELF reader).
  *
  * That code runs inside ld.so's audit namespace without a libc: no errno,
  * a call returns the kernel's value (-errno on failure).  Only what the
  * module needs is here.
  */
-#ifndef XOLOADER_RT_SYS_H
-#define XOLOADER_RT_SYS_H
+#ifndef XOLOADER_RUN_SYS_H
+#define XOLOADER_RUN_SYS_H
 
 #include <stddef.h>
 #include <stdint.h>

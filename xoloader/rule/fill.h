@@ -6,8 +6,8 @@
  * Freestanding (no libc): the run-time planner may link it as it is.
  * The fill units are listed in fill.c and in /work/coord/plan-rule.md.
  */
-#ifndef XOLOADER_FILL_H
-#define XOLOADER_FILL_H
+#ifndef XOLOADER_RULE_FILL_H
+#define XOLOADER_RULE_FILL_H
 
 #include <stdbool.h>
 #include <stddef.h>

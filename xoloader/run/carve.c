@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rt/carve.c - the --kernel carve-out (see carve.h).
+ * run/carve.c - the --kernel carve-out (see carve.h).
  *
  * In the kernel's xonly exec mode every file-backed PROT_READ|PROT_EXEC
  * mapping gets the execute-only key, including the pages of libcrypto's

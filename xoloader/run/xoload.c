@@ -30,10 +30,10 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "apply.h"
 #include "deps.h"
 #include "load.h"
-#include "report.h"
-#include "rt/rtplan.h"
+#include "rtplan.h"
 #include "xoload.h"
 #include "xonly/uapi.h"
 
@@ -136,7 +136,7 @@ static void line(const char *prefix, const char *msg)
 {
 	size_t n;
 
-	/* and bytes that are not valid UTF-8, as the report lines (rt/report.c) */
+	/* and bytes that are not valid UTF-8, as the report lines (run/report.c) */
 	fputs(prefix, stderr);
 	while (*msg) {
 		unsigned char c = (unsigned char)*msg;
@@ -689,7 +689,7 @@ static void __attribute__((noreturn)) run_kernel_mode(char **argv, char **envp)
 	/*
 	 * The audit module goes into LD_AUDIT (ours first, the user's kept):
 	 * it gives the data in text of each object back its read permission
-	 * (rt/carve.c) before the object is relocated.  The kernel's mode makes
+	 * (run/carve.c) before the object is relocated.  The kernel's mode makes
 	 * whole PF_X segments execute-only, and libcrypto's tables are in them.
 	 */
 	for (; envp[envc]; envc++)

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rt/carve.h - xoload --kernel: give the readable parts of a plan back
+ * run/carve.h - xoload --kernel: give the readable parts of a plan back
  * their read permission after the kernel mapped a whole PF_X segment
  * execute-only (xonly exec mode, kernel/patches).
  */
-#ifndef XOLOADER_RT_CARVE_H
-#define XOLOADER_RT_CARVE_H
+#ifndef XOLOADER_RUN_CARVE_H
+#define XOLOADER_RUN_CARVE_H
 
 #include <stdint.h>
 
-#include "../elfplan.h"
+#include "../rule/plan.h"
 
 /*
  * pkey_mprotect(range + @bias, PROT_READ | PROT_EXEC, key 0) for every

@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rt/report.h - the --report lines, formatted without libc: the one
- * implementation, used by xoload (report.c) and by the freestanding audit
+ * run/report.h - the --report lines, formatted without libc: the one
+ * implementation, used by xoload (apply.c) and by the freestanding audit
  * module.  Each line is written with one write(2) to fd 2 (xoload --plan:
  * fd 1, rt_report_fd).
  *   human: "xoload: OBJECT 0xSTART-0xEND xo|readable WHY"
  *   tsv:   "OBJECT\tSTART\tEND\txo|readable\tWHY" (hex without 0x)
  *   json:  {"object":"OBJECT","start":START,"end":END,"xo":true|false,"why":"WHY"}
  */
-#ifndef XOLOADER_RT_REPORT_H
-#define XOLOADER_RT_REPORT_H
+#ifndef XOLOADER_RUN_REPORT_H
+#define XOLOADER_RUN_REPORT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../elfplan.h"
+#include "../rule/plan.h"
 
 enum report_fmt { REPORT_HUMAN, REPORT_TSV, REPORT_JSON };
 

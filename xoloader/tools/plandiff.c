@@ -22,9 +22,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elfplan.h"
-#include "plancmp.h"
-#include "rt/rtplan.h"
+#include "../ref/elfplan.h"
+#include "../ref/plancmp.h"
+#include "../run/rtplan.h"
 
 static void show(const char *tag, const struct plan *p)
 {

@@ -18,8 +18,8 @@
  * stub jumps to ->entry if confirmed, else prints one line naming the
  * module and exits 126 (--permissive: prints a warning and runs PROG).
  */
-#ifndef XOLOADER_XOLOAD_H
-#define XOLOADER_XOLOAD_H
+#ifndef XOLOADER_RUN_XOLOAD_H
+#define XOLOADER_RUN_XOLOAD_H
 
 #define AT_XOLOAD		0x584f	/* "XO" */
 #define AT_XOLOAD_GATE		0x5850	/* &struct xoload_gate */

@@ -4,8 +4,8 @@
  * and rtplan_build()'s (the minimal reader).  Used by the differential
  * test (plandiff.c over /usr, fuzz.c -D over mutants).
  */
-#ifndef XOLOADER_PLANCMP_H
-#define XOLOADER_PLANCMP_H
+#ifndef XOLOADER_REF_PLANCMP_H
+#define XOLOADER_REF_PLANCMP_H
 
 #include "elfplan.h"
 

@@ -17,7 +17,7 @@
  * process.  This one is the only object of its namespace, and the first
  * thing la_version() does is make the module's own code execute-only: no
  * code of it runs readable after that, and none ran before but the call
- * that does it.  Plans come from the minimal reader rt/rtplan.c, which
+ * that does it.  Plans come from the minimal reader run/rtplan.c, which
  * tests/host/xoload_plandiff.sh proves equal to elfplan.c (libelf).
  *
  * What a libc would give - argv, the environment, the auxiliary vector -
@@ -40,11 +40,11 @@
 #include <elf.h>
 #include <link.h>
 
-#include "rt/carve.h"
-#include "rt/report.h"
-#include "rt/rtplan.h"
-#include "rt/str.h"
-#include "rt/sys.h"
+#include "../rule/str.h"
+#include "carve.h"
+#include "report.h"
+#include "rtplan.h"
+#include "sys.h"
 #include "xoload.h"
 #include "xonly/uapi.h"
 

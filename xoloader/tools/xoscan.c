@@ -49,7 +49,7 @@
  *          and {"scan":"total","object":...,"found":N,"bytes":N}
  * Exit status: 0; 1 if a file could not be scanned (one line on stderr,
  * the other files are still scanned): a file the planners' admission
- * (rt/rtplan.c) refuses is not scanned; 2 usage.
+ * (rule/admit.c) refuses is not scanned; 2 usage.
  */
 #include <capstone/capstone.h>
 #include <errno.h>
@@ -64,8 +64,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rt/report.h"
-#include "rt/rtplan.h"
+#include "../run/report.h"
+#include "../run/rtplan.h"
 
 #define MAX_SECTS	1024
 
@@ -173,7 +173,7 @@ static struct sect *sect_at(struct obj *o, uint64_t off)
 	return NULL;
 }
 
-/* @s as a JSON string: rt/report.c's escaping (valid JSON for any bytes). */
+/* @s as a JSON string: run/report.c's escaping (valid JSON for any bytes). */
 static void json_put(const char *s)
 {
 	static struct rt_line l;
@@ -393,7 +393,7 @@ static int scan_file(const char *path, const char *tag, int fmt)
 		return 1;
 	}
 	/*
-	 * The planners' admission (rt/rtplan.c): what xoload and the audit
+	 * The planners' admission (rule/admit.c, through run/rtplan.c): what xoload and the audit
 	 * module refuse to plan - a truncated or malformed file, a .o - is
 	 * not scanned either, rather than scanned in part and reported with
 	 * a count that looks like an answer.

@@ -6,8 +6,8 @@
  * This is deliberately separate from elfplan (libelf): it is the part that
  * must trust nothing, and it is what `make fuzz` exercises.
  */
-#ifndef XOLOADER_LOAD_H
-#define XOLOADER_LOAD_H
+#ifndef XOLOADER_RUN_LOAD_H
+#define XOLOADER_RUN_LOAD_H
 
 #include <elf.h>
 #include <limits.h>

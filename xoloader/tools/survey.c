@@ -43,13 +43,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elfplan.h"
-#include "report.h"
-#include "rt/report.h"
+#include "../ref/elfplan.h"
+#include "../run/apply.h"
+#include "../run/report.h"
 
 extern char **environ;
 
-/* @s as a JSON string in @out: the escaping of the --report lines (rt/report.c). */
+/* @s as a JSON string in @out: the escaping of the --report lines (run/report.c). */
 static char *json_str(char *out, size_t len, const char *s)
 {
 	static struct rt_line l;
@@ -465,8 +465,8 @@ static void survey_one(const char *path, struct result *r)
 	}
 	/*
 	 * An x86-64 executable or shared object that the planner refuses
-	 * (truncated, malformed: rt/rtplan.c's admission, as in xoload) is
-	 * an error, not a skip: it is not what it claims to be.
+	 * (truncated, malformed: the admission check, rule/admit.c, as in
+	 * xoload) is an error, not a skip: it is not what it claims to be.
 	 */
 	if (elfplan_build(fd, ps, &p)) {
 		note(r, S_FAILED, "cannot be planned: %s", p.err);

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* report.h - the --report lines, shared by xoload and the audit module. */
-#ifndef XOLOADER_REPORT_H
-#define XOLOADER_REPORT_H
+/*
+ * apply.h - xoload's side of a plan: apply it (mprotect), print it
+ * (--report, through run/report.h), scan the objects (--scan, xoscan).
+ */
+#ifndef XOLOADER_RUN_APPLY_H
+#define XOLOADER_RUN_APPLY_H
 
 #include <stdint.h>
 
-#include "elfplan.h"
-#include "rt/report.h"
+#include "../rule/plan.h"
+#include "report.h"
 
 /* The --report format that the XOF_* @flags ask for. */
 enum report_fmt report_fmt(unsigned long flags);

@@ -4,8 +4,8 @@
  * read from the files alone (like ldd, without running anything): what
  * xoload --plan plans besides PROG and its interpreter.
  */
-#ifndef XOLOADER_DEPS_H
-#define XOLOADER_DEPS_H
+#ifndef XOLOADER_RUN_DEPS_H
+#define XOLOADER_RUN_DEPS_H
 
 #include <stddef.h>
 

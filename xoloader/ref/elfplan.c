@@ -19,12 +19,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "crtcode.h"
-#include "ehframe.h"
+#include "../rule/admit.h"
+#include "../rule/crtcode.h"
+#include "../rule/ehframe.h"
+#include "../rule/fill.h"
 #include "elfplan.h"
-#include "fill.h"
-#include "rt/rtplan.h"
 
 #define MAX_SECTS 512
 
@@ -360,6 +362,22 @@ bad:
 	return -1;
 }
 
+/* The reference's reads for the admission check: libc's. */
+static long ref_fsize(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) ? -1 : (long)st.st_size;
+}
+
+static long ref_pread(int fd, void *buf, size_t n, uint64_t off)
+{
+	return pread(fd, buf, n, (off_t)off);
+}
+
+static const struct admit_io ref_io = { ref_fsize, ref_pread };
+static struct admit_buf admitted;
+
 int elfplan_build(int fd, size_t ps, struct plan *p)
 {
 	static struct sect sects[MAX_SECTS];
@@ -369,14 +387,15 @@ int elfplan_build(int fd, size_t ps, struct plan *p)
 	const uint8_t *file;
 	const char *object_why = NULL, *code_why = "code";
 	size_t phnum, ns = 0, fsize = 0, i;
+	uint64_t admitted_size;
 	long ng = 0;
 	bool section_rule;
 	Elf *e;
 	int ret = -1;
 
 	memset(p, 0, sizeof(*p));
-	/* The same admission as the minimal reader: malformed files alike (rt/rtplan.c). */
-	if (rtplan_admit(fd, p))
+	/* The same admission as the minimal reader: malformed files alike (rule/admit.c). */
+	if (plan_admit(&ref_io, fd, p, &admitted, &admitted_size))
 		return -1;
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);

@@ -37,9 +37,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ehframe.h"
-#include "elfplan.h"
-#include "report.h"
+#include "../ref/elfplan.h"
+#include "../rule/ehframe.h"
+#include "../run/apply.h"
 
 #define PS 4096
 

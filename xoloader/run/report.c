@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* rt/report.c - the --report lines without libc (see report.h). */
+/* run/report.c - the --report lines without libc (see report.h). */
+#include "../rule/str.h"
 #include "report.h"
-#include "str.h"
 #include "sys.h"
 
 static void put_c(struct rt_line *l, char c)

@@ -3,8 +3,8 @@
  * ehframe.h - the address ranges that the FDEs of an .eh_frame section
  * cover (the code that has unwind information).
  */
-#ifndef XOLOADER_EHFRAME_H
-#define XOLOADER_EHFRAME_H
+#ifndef XOLOADER_RULE_EHFRAME_H
+#define XOLOADER_RULE_EHFRAME_H
 
 #include <stddef.h>
 #include <stdint.h>

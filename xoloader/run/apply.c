@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report.c - xoload's side of printing and applying a plan: the lines
- * themselves come from rt/report.c, which the freestanding audit module
+ * apply.c - xoload's side of applying and printing a plan: plan_apply()
+ * (the run path) and the --report and --scan glue of xoload's options
+ * (which leave the run path in the next step of issue 23).  The lines
+ * themselves come from run/report.c, which the freestanding audit module
  * uses too (one write(2) per line: no stdio involved).
  */
 #include <errno.h>
@@ -12,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "apply.h"
 #include "xoload.h"
 
 enum report_fmt report_fmt(unsigned long flags)

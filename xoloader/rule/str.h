@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rt/str.h - the few string functions of the freestanding run-time code.
- * Named rt_* so that the host programs that link the same code with a
- * libc (tests/host/xoload_plandiff.sh) see no clash.
+ * rule/str.h - the few string functions of the freestanding code: the
+ * rule's (admit.c) and the run path's.  Named rt_* so that the host
+ * programs that link the same code with a libc
+ * (tests/host/xoload_plandiff.sh) see no clash.
  */
-#ifndef XOLOADER_RT_STR_H
-#define XOLOADER_RT_STR_H
+#ifndef XOLOADER_RULE_STR_H
+#define XOLOADER_RULE_STR_H
 
 #include <stddef.h>
 

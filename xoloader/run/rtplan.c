@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rt/rtplan.c - elfplan_build()'s plan from a minimal ELF reader, without
+ * run/rtplan.c - elfplan_build()'s plan from a minimal ELF reader, without
  * libc or libelf (see rtplan.h).  Where libelf is lenient with a corrupt
  * file (a program header table that runs past the end of the file is cut
  * to what fits, a section header table that does not fit is no table,
@@ -9,22 +9,26 @@
  */
 #include <elf.h>
 
-#include "../crtcode.h"
-#include "../ehframe.h"
-#include "../fill.h"
+#include "../rule/admit.h"
+#include "../rule/crtcode.h"
+#include "../rule/ehframe.h"
+#include "../rule/fill.h"
+#include "../rule/str.h"
 #include "rtplan.h"
-#include "str.h"
 #include "sys.h"
 
-#define MAX_PHNUM	64
 #define MAX_SECTS	512
-#define MAX_SEGMENT	(4ull << 30)
 
-static struct {
-	unsigned char head[4096];	/* ELF header and, usually, the program headers */
-	Elf64_Phdr ph[MAX_PHNUM];
-	Elf64_Shdr sh[MAX_SECTS + 1];	/* a window of the section header table */
-} b;
+/* What the admission check read: the ELF header, the program headers. */
+static struct admit_buf b;
+
+/*
+ * The run path's reads, which the rule's admission check goes through (a
+ * compound literal on the stack: no data pointers for ld.so to relocate).
+ */
+static long io_fsize(int fd) { return rt_fsize(fd); }
+static long io_pread(int fd, void *buf, size_t n, uint64_t off) { return rt_pread(fd, buf, n, off); }
+#define RT_IO (&(const struct admit_io){ io_fsize, io_pread })
 
 static void fail(struct plan *p, const char *msg)
 {
@@ -34,14 +38,6 @@ static void fail(struct plan *p, const char *msg)
 static bool overlaps(uint64_t a, uint64_t e, uint64_t c, uint64_t d)
 {
 	return a < d && c < e;
-}
-
-/* Read exactly @n bytes at @off that lie within the file's @fsize bytes. */
-static bool read_at(int fd, void *buf, uint64_t n, uint64_t off, uint64_t fsize)
-{
-	if (off > fsize || fsize - off < n)
-		return false;
-	return rt_pread(fd, buf, n, off) == (long)n;
 }
 
 /* DT_TEXTREL or DF_TEXTREL in the PT_DYNAMIC at file [off, off+size). */
@@ -54,7 +50,7 @@ static bool has_textrel(int fd, uint64_t off, uint64_t size, uint64_t fsize)
 		return false;	/* libelf's rawchunk fails: no TEXTREL seen */
 	for (i = 0; i < n; i += k) {
 		k = n - i < 256 ? n - i : 256;
-		if (!read_at(fd, d, k * sizeof(Elf64_Dyn), off + i * sizeof(Elf64_Dyn), fsize))
+		if (!plan_read_at(RT_IO, fd, d, k * sizeof(Elf64_Dyn), off + i * sizeof(Elf64_Dyn), fsize))
 			return false;
 		for (uint64_t j = 0; j < k; j++) {
 			if (d[j].d_tag == DT_NULL)
@@ -66,120 +62,11 @@ static bool has_textrel(int fd, uint64_t off, uint64_t size, uint64_t fsize)
 	return false;
 }
 
-/*
- * The admission check, shared with elfplan.c: a file that passes it is one
- * on which libelf and this reader cannot read different things (every
- * table they use lies inside the file, with the entry sizes they assume).
- * Anything else is refused, by both, with the same message: such a file
- * "cannot be planned", and the loader stops (fail closed).  Leaves the
- * ELF header in b.head, the program headers in b.ph.
- */
-static int admit(int fd, struct plan *p, uint64_t *fsizep)
-{
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)b.head;
-	uint64_t fsize, i, k, shnum;
-	long n, fs;
-
-	p->err[0] = 0;
-	fs = rt_fsize(fd);
-	n = fs < 0 ? fs : rt_pread(fd, b.head, sizeof(b.head), 0);
-	if (n < (long)sizeof(Elf64_Ehdr) || b.head[0] != ELFMAG0 || b.head[1] != ELFMAG1 ||
-	    b.head[2] != ELFMAG2 || b.head[3] != ELFMAG3 || b.head[EI_VERSION] != EV_CURRENT) {
-		fail(p, "not an ELF file");
-		return -1;
-	}
-	fsize = *fsizep = (uint64_t)fs;
-	if (b.head[EI_CLASS] != ELFCLASS64 || b.head[EI_DATA] != ELFDATA2LSB || eh->e_machine != EM_X86_64) {
-		fail(p, "not an x86-64 ELF file");
-		return -1;
-	}
-	/*
-	 * Only what is mapped can be planned or scanned: a relocatable object
-	 * (.o, .ko) has no program headers to say what would be.
-	 */
-	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN) {
-		fail(p, eh->e_type == ET_REL ? "a relocatable object (.o): nothing of it is mapped until it is linked" :
-			"not an executable or shared object");
-		return -1;
-	}
-	/* libelf: e_phoff 0 is no program header table. */
-	if (eh->e_phnum == 0 || eh->e_phnum > MAX_PHNUM || eh->e_phentsize != sizeof(Elf64_Phdr) || !eh->e_phoff) {
-		fail(p, "bad program header count");
-		return -1;
-	}
-	if (eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) <= (uint64_t)n && eh->e_phoff < (uint64_t)n) {
-		for (i = 0; i < eh->e_phnum * sizeof(Elf64_Phdr); i++)
-			((unsigned char *)b.ph)[i] = b.head[eh->e_phoff + i];
-	} else if (!read_at(fd, b.ph, eh->e_phnum * sizeof(Elf64_Phdr), eh->e_phoff, fsize)) {
-		fail(p, "program headers past the end of the file");
-		return -1;
-	}
-	/* The plan walks a PF_X segment page by page: no segment larger than any real one. */
-	for (i = 0; i < eh->e_phnum; i++)
-		if (b.ph[i].p_type == PT_LOAD && b.ph[i].p_memsz > MAX_SEGMENT) {
-			fail(p, "huge PT_LOAD");
-			return -1;
-		}
-	/*
-	 * A truncated file (a copy cut short, a download in progress): the
-	 * pages past its end would not be what the object claims.  First, so
-	 * that such a file gets this message and not that of the first table
-	 * the cut happened to hit.
-	 */
-	for (i = 0; i < eh->e_phnum; i++)
-		if (b.ph[i].p_type == PT_LOAD && (b.ph[i].p_offset > fsize || fsize - b.ph[i].p_offset < b.ph[i].p_filesz)) {
-			fail(p, "a PT_LOAD extends past the end of the file (truncated?)");
-			return -1;
-		}
-	for (i = 0; i < eh->e_phnum; i++)
-		if (b.ph[i].p_type == PT_DYNAMIC &&
-		    (b.ph[i].p_offset > fsize || fsize - b.ph[i].p_offset < b.ph[i].p_filesz ||
-		     b.ph[i].p_filesz % sizeof(Elf64_Dyn))) {
-			fail(p, "bad PT_DYNAMIC");
-			return -1;
-		}
-	if (!eh->e_shoff)
-		return 0;	/* no section headers: planned so */
-	shnum = eh->e_shnum;
-	if (shnum == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shstrndx >= shnum ||
-	    eh->e_shoff > fsize || (fsize - eh->e_shoff) / sizeof(Elf64_Shdr) < shnum) {
-		fail(p, "bad section header table");
-		return -1;
-	}
-	/* Every section's bytes in the file; .shstrtab a string table that ends in NUL. */
-	for (i = 0; i < shnum; i += k) {
-		k = shnum - i < MAX_SECTS + 1 ? shnum - i : MAX_SECTS + 1;
-		if (!read_at(fd, b.sh, k * sizeof(Elf64_Shdr), eh->e_shoff + i * sizeof(Elf64_Shdr), fsize)) {
-			fail(p, "bad section header table");
-			return -1;
-		}
-		for (uint64_t j = 0; j < k; j++) {
-			const Elf64_Shdr *sh = &b.sh[j];
-
-			if (sh->sh_type != SHT_NOBITS && (sh->sh_offset > fsize || fsize - sh->sh_offset < sh->sh_size)) {
-				fail(p, "a section extends past the end of the file");
-				return -1;
-			}
-			if (i + j == eh->e_shstrndx && eh->e_shstrndx) {
-				char last = 0;
-
-				/* SHF_COMPRESSED: libelf would read the names decompressed. */
-				if (sh->sh_type != SHT_STRTAB || !sh->sh_size || (sh->sh_flags & SHF_COMPRESSED) ||
-				    !read_at(fd, &last, 1, sh->sh_offset + sh->sh_size - 1, fsize) || last) {
-					fail(p, "bad section name table");
-					return -1;
-				}
-			}
-		}
-	}
-	return 0;
-}
-
 int rtplan_admit(int fd, struct plan *p)
 {
 	uint64_t fsize;
 
-	return admit(fd, p, &fsize);
+	return plan_admit(RT_IO, fd, p, &b, &fsize);
 }
 
 /* CFI-less code of the C runtime and the linker (elfplan.c's list). */
@@ -479,7 +366,7 @@ int rtplan_build(int fd, size_t ps, struct plan *p)
 
 	p->n = 0;
 	p->textrel = false;
-	if (admit(fd, p, &fsize))
+	if (plan_admit(RT_IO, fd, p, &b, &fsize))
 		return -1;
 	phnum = eh->e_phnum;
 	/* The whole file, read-only and private, while planning: libelf's view of it. */
