@@ -127,23 +127,39 @@ $(BUILD)/guest/bin/jit-demo: $(BUILD)/obj/jit-demo/main.o $(GUEST_LIBS)
 # tests/xoload/lib/*      -> /xonly/lib/xoload/: helpers the tests run under xoload
 # xoloader/tools/bench.c  -> /xonly/bench.d/xoload (make bench)
 XO_CFLAGS  := $(CFLAGS) -Wno-format-truncation
-# Every xoloader program depends on all of these: xoload.c takes the syscall
+# Every xoloader program depends on all of these: runpath.c takes the syscall
 # numbers and prctl options from kernel/include/xonly/uapi.h.
 XO_HDRS    := $(wildcard xoloader/*/*.h kernel/include/xonly/*.h)
 # The rule: the admission check and the byte-level pieces, which both readers link.
 XO_RULE    := xoloader/rule/admit.c xoloader/rule/ehframe.c xoloader/rule/fill.c
-XO_RT      := xoloader/run/rtplan.c xoloader/run/report.c $(XO_RULE)
+XO_RT      := xoloader/run/rtplan.c xoloader/run/report.c xoloader/run/fmt.c $(XO_RULE)
 # The libelf planner (the reference; analysis tools): elfplan.c admits files
 # with rule/admit.c, reads .eh_frame with ehframe.c and tells padding from
 # data with fill.c, as rtplan.c does (the tools print with run/report.c).
 XO_PLAN    := xoloader/ref/elfplan.c $(XO_RT)
-XO_LOADER  := xoloader/run/xoload.c xoloader/run/load.c xoloader/run/deps.c xoloader/run/apply.c $(XO_RT)
+# The run path (runpath.c, load.c, the reader) is in both: xoload
+# (run/preload.c) without a libc, xoplan (tools/xoplan.c: --plan, --report,
+# --scan) with one.
+XO_RUN     := xoloader/run/runpath.c xoloader/run/load.c $(XO_RT)
+XO_LOADER  := xoloader/run/preload.c $(XO_RUN)
+XO_XOPLAN  := xoloader/tools/xoplan.c xoloader/tools/deps.c xoloader/tools/apply.c $(XO_RUN)
+# xoload has no libc: its own _start and system calls, no TLS, and only
+# R_X86_64_RELATIVE relocations, which it applies itself (preload.c);
+# -fno-tree-loop-distribute-patterns: no memset() call made of its memset().
+XO_FREE_FLAGS := -nostdlib -ffreestanding -fno-builtin -fno-stack-protector -fPIE -static-pie \
+              -fvisibility=hidden -fno-tree-loop-distribute-patterns -fno-asynchronous-unwind-tables \
+              -Wl,-z,separate-code -Wl,--no-undefined -Wl,-z,norelro -Wl,--build-id=none
+# check_free FILE: what XO_FREE_FLAGS promise, checked on the linked file.
+check_free = ! readelf -lW $(1) | grep -q INTERP || { echo "$(1): has PT_INTERP" >&2; exit 1; }; \
+	! readelf -d $(1) | grep -q NEEDED || { echo "$(1): has DT_NEEDED" >&2; exit 1; }; \
+	! readelf -rW $(1) | grep '^0' | grep -v R_X86_64_RELATIVE || { echo "$(1): relocations other than R_X86_64_RELATIVE" >&2; exit 1; }; \
+	! readelf -lW $(1) | grep -q ' TLS ' || { echo "$(1): has TLS" >&2; exit 1; }
 XO_AUDIT   := xoloader/run/audit.c $(XO_RT) xoloader/run/carve.c
 # The module must not need a libc: nothing but its own code in its namespace,
 # no constructors, nothing ld.so relocates but (at most) data pointers.
 XO_AUDIT_FLAGS := -nostdlib -ffreestanding -fno-builtin -fno-stack-protector -fPIC \
               -fvisibility=hidden -shared -Wl,-z,now -Wl,-z,separate-code -Wl,--no-undefined
-XO_GUEST   := $(BUILD)/guest/bin/xoload $(BUILD)/guest/lib/xoaudit.so $(BUILD)/guest/bin/xoscan \
+XO_GUEST   := $(BUILD)/guest/bin/xoload $(BUILD)/guest/lib/xoplan $(BUILD)/guest/lib/xoaudit.so $(BUILD)/guest/bin/xoscan \
               $(patsubst tests/xoload/dyn/%.c,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/dyn/*.c)) \
               $(patsubst tests/xoload/%.sh,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/*.sh))
 XO_LIBDIR  := $(BUILD)/guest/lib/xoload
@@ -156,7 +172,13 @@ XO_DYN     := -Wl,-Bstatic -lcapstone -Wl,-Bdynamic
 
 $(BUILD)/guest/bin/xoload: $(XO_LOADER) $(XO_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) -static-pie -o $@ $(XO_LOADER)
+	$(CC) $(XO_CFLAGS) $(XO_FREE_FLAGS) -o $@.tmp $(XO_LOADER)
+	@$(call check_free,$@.tmp)
+	mv $@.tmp $@
+
+$(BUILD)/guest/lib/xoplan: $(XO_XOPLAN) $(XO_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) -static-pie -o $@ $(XO_XOPLAN)
 
 $(BUILD)/guest/bin/xoscan: xoloader/tools/xoscan.c $(XO_RT) $(XO_HDRS)
 	@mkdir -p $(@D)
@@ -241,7 +263,7 @@ $(XO_BENCH): xoloader/tools/bench.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -static -o $@ $<
 
-# Host tools: xofuzz (xoloader/tools/fuzz.c) links xoload.c's main() under another
+# Host tools: xofuzz (xoloader/tools/fuzz.c) links xoplan.c's main() under another
 # name, to run it in a forked child per mutant (tests/host/xoload_fuzz.sh).
 XO_FUZZ    := $(BUILD)/host/xofuzz
 XO_SEEDS   := $(XO_LIBDIR)/hello $(XO_LIBDIR)/hello-nosep $(XO_LIBDIR)/hello-static \
@@ -250,21 +272,22 @@ XO_SEEDS   := $(XO_LIBDIR)/hello $(XO_LIBDIR)/hello-nosep $(XO_LIBDIR)/hello-sta
 FUZZ_N     ?= 50000
 FUZZ_SEED  ?= 1
 
-$(BUILD)/host/xoload-main.o: xoloader/run/xoload.c $(XO_HDRS)
+$(BUILD)/host/xoload-main.o: xoloader/tools/xoplan.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -Dmain=xoload_main -c -o $@ $<
 
-$(XO_FUZZ): xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/load.c xoloader/run/deps.c \
-	    xoloader/ref/elfplan.c xoloader/run/apply.c xoloader/ref/plancmp.c $(XO_RT) $(XO_HDRS)
-	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/load.c xoloader/run/deps.c \
-		xoloader/ref/elfplan.c xoloader/run/apply.c xoloader/ref/plancmp.c $(XO_RT) -lelf
+$(XO_FUZZ): xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/runpath.c xoloader/run/load.c \
+	    xoloader/tools/deps.c xoloader/ref/elfplan.c xoloader/tools/apply.c xoloader/ref/plancmp.c $(XO_RT) $(XO_HDRS)
+	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/runpath.c \
+		xoloader/run/load.c xoloader/tools/deps.c xoloader/ref/elfplan.c xoloader/tools/apply.c \
+		xoloader/ref/plancmp.c $(XO_RT) -lelf
 
 # planproof: the data-in-text rule checked against what the code reads
 # (capstone), over every ELF under /usr (tests/host/xoplan_proof.sh).
 XO_PROOF   := $(BUILD)/host/planproof
-$(XO_PROOF): xoloader/tools/planproof.c $(XO_PLAN) xoloader/run/apply.c $(XO_HDRS)
+$(XO_PROOF): xoloader/tools/planproof.c $(XO_PLAN) xoloader/tools/apply.c $(XO_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/planproof.c $(XO_PLAN) xoloader/run/apply.c -lelf -lcapstone
+	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/planproof.c $(XO_PLAN) xoloader/tools/apply.c -lelf -lcapstone
 
 # xoplandiff: ref/elfplan.c (libelf) against run/rtplan.c (tests/host/xoload_plandiff.sh).
 XO_PLANDIFF := $(BUILD)/host/xoplandiff
@@ -275,10 +298,10 @@ $(XO_PLANDIFF): xoloader/tools/plandiff.c xoloader/ref/plancmp.c xoloader/ref/el
 # xosurvey (xoloader/tools/survey.c): elfplan over every ELF object under some
 # directories, on the host (make bench runs it on /usr).
 XO_SURVEY  := $(BUILD)/host/xosurvey
-$(XO_SURVEY): xoloader/tools/survey.c $(XO_PLAN) xoloader/run/apply.c $(XO_HDRS)
+$(XO_SURVEY): xoloader/tools/survey.c $(XO_PLAN) xoloader/tools/apply.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wl,-z,relro,-z,now -o $@ \
-		xoloader/tools/survey.c $(XO_PLAN) xoloader/run/apply.c -lelf
+		xoloader/tools/survey.c $(XO_PLAN) xoloader/tools/apply.c -lelf
 
 host-tools: $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF) $(XO_SURVEY)
 
@@ -355,9 +378,11 @@ XO_MODDIR   := $(LIBDIR)/xonly
 # XOLOAD_DIR so, and add a "link" row for $(BINDIR)/xoload to the table.)
 XOLOAD_DIR  := $(BINDIR)
 XOSCAN_DIR  := $(BINDIR)
+# xoplan: what xoload executes for --plan, --report and --scan; no command.
+XOPLAN_DIR  := $(LIBEXECDIR)/xonly
 # One build directory per layout: switching PREFIX back and forth rebuilds
 # nothing that is already built for the layout.
-XO_LAYOUT   := $(shell printf '%s\n' '$(XOLOAD_DIR)' '$(XOSCAN_DIR)' '$(XO_MODDIR)' | md5sum | cut -c1-12)
+XO_LAYOUT   := $(shell printf '%s\n' '$(XOLOAD_DIR)' '$(XOSCAN_DIR)' '$(XO_MODDIR)' '$(XOPLAN_DIR)' | md5sum | cut -c1-12)
 INST        := $(BUILD)/inst/$(XO_LAYOUT)
 
 # THE list of installed files, one a line: MODE SOURCE DESTINATION.  MODE is
@@ -369,6 +394,7 @@ INST        := $(BUILD)/inst/$(XO_LAYOUT)
 # `make install-list` (tests/host/install.sh) and `make deb` all read it.
 INSTALL_TABLE := \
   755  $(INST)/xoload                $(XOLOAD_DIR)/xoload \
+  755  $(INST)/xoplan                $(XOPLAN_DIR)/xoplan \
   755  $(BUILD)/guest/bin/xoscan     $(XOSCAN_DIR)/xoscan \
   755  $(BUILD)/host/xosurvey        $(BINDIR)/xosurvey \
   755  $(INST)/jit-demo              $(BINDIR)/jit-demo \
@@ -395,6 +421,10 @@ $(INST)/paths.h: Makefile
 	   echo '#define XO_XOSCAN_FROM_XOLOAD "$(call relpath,$(XOLOAD_DIR),$(XOSCAN_DIR)/xoscan)"'; \
 	   echo '#define XO_XOLOAD_FROM_AUDIT "$(call relpath,$(XO_MODDIR),$(XOLOAD_DIR)/xoload)"'; \
 	   echo '#define XO_XOSCAN_FROM_AUDIT "$(call relpath,$(XO_MODDIR),$(XOSCAN_DIR)/xoscan)"'; \
+	   echo '#define XO_XOPLAN_FROM_XOLOAD "$(call relpath,$(XOLOAD_DIR),$(XOPLAN_DIR)/xoplan)"'; \
+	   echo '#define XO_AUDIT_FROM_XOPLAN "$(call relpath,$(XOPLAN_DIR),$(XO_MODDIR)/xoaudit.so)"'; \
+	   echo '#define XO_XOSCAN_FROM_XOPLAN "$(call relpath,$(XOPLAN_DIR),$(XOSCAN_DIR)/xoscan)"'; \
+	   echo '#define XOLOAD_XOPLAN_DEFAULT "$(XOPLAN_DIR)/xoplan"'; \
 	   echo '#define XOLOAD_AUDIT_DEFAULT "$(XO_MODDIR)/xoaudit.so"'; \
 	   echo '#define XOLOAD_XOSCAN_DEFAULT "$(XOSCAN_DIR)/xoscan"'; } >$@
 
@@ -402,9 +432,15 @@ $(INST)/paths.h: Makefile
 HARDEN_CFLAGS  := -D_FORTIFY_SOURCE=2 -fstack-protector-strong
 HARDEN_LDFLAGS := -Wl,-z,relro,-z,now
 
+# xoload has no libc, so no fortify or stack protector (both call into libc).
 $(INST)/xoload: $(XO_LOADER) $(XO_HDRS) $(INST)/paths.h
+	$(CC) $(XO_CFLAGS) -include $(INST)/paths.h $(XO_FREE_FLAGS) -o $@.tmp $(XO_LOADER)
+	@$(call check_free,$@.tmp)
+	mv $@.tmp $@
+
+$(INST)/xoplan: $(XO_XOPLAN) $(XO_HDRS) $(INST)/paths.h
 	$(CC) $(XO_CFLAGS) $(HARDEN_CFLAGS) -include $(INST)/paths.h -static-pie $(HARDEN_LDFLAGS) -o $@ \
-		$(XO_LOADER)
+		$(XO_XOPLAN)
 
 # The module has no libc, so no fortify or stack protector (both call into
 # libc); -z now and relro it already has (XO_AUDIT_FLAGS).
@@ -418,8 +454,8 @@ $(INST)/jit-demo: $(BUILD)/obj/jit-demo/main.o $(GUEST_LIBS)
 	$(CC) $(HARDEN_LDFLAGS) -o $@ $^ -pthread -lcapstone
 
 # The programs that print XONLY_VERSION (--version) are rebuilt when it changes.
-$(BUILD)/guest/bin/xoload $(INST)/xoload $(BUILD)/guest/bin/xoscan $(XO_SURVEY) \
-$(BUILD)/host/xoload-main.o $(BUILD)/obj/jit-demo/main.o: packaging/debian/changelog
+$(BUILD)/guest/bin/xoload $(INST)/xoload $(BUILD)/guest/lib/xoplan $(INST)/xoplan $(BUILD)/guest/bin/xoscan \
+$(XO_SURVEY) $(BUILD)/host/xoload-main.o $(BUILD)/obj/jit-demo/main.o: packaging/debian/changelog
 
 # make check-host installs into a temporary DESTDIR (tests/host/install.sh):
 # what it installs is built beforehand.

@@ -34,6 +34,16 @@ static inline int rt_strncmp(const char *a, const char *b, size_t n)
 	return 0;
 }
 
+static inline int rt_memcmp(const void *a, const void *b, size_t n)
+{
+	const unsigned char *x = a, *y = b;
+
+	for (; n; n--, x++, y++)
+		if (*x != *y)
+			return *x - *y;
+	return 0;
+}
+
 static inline void rt_memzero(void *p, size_t n)
 {
 	volatile char *c = p;	/* volatile: no call to memset from the compiler */

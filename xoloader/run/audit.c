@@ -383,8 +383,11 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 	bool is_main = lmid == LM_ID_BASE && first_base;
 
 	(void)cookie;
-	if (!started)
+	if (!started) {
 		start(map);
+		if (flags & XOF_TIMES)
+			rt_time("module", NULL, rt_clock_ns());
+	}
 	if (lmid == LM_ID_BASE)
 		first_base = false;
 	if (map->l_addr && map->l_addr == at_sysinfo) {
@@ -402,7 +405,12 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 			protect(have_proc_exe() ? "/proc/self/exe" : execfn, map->l_addr, "");
 		return 0;
 	}
-	if (map->l_name && map->l_name[0])
+	if (map->l_name && map->l_name[0]) {
+		if (flags & XOF_TIMES)
+			rt_time("objopen", map->l_name, rt_clock_ns());
 		protect(map->l_name, map->l_addr, "");
+		if (flags & XOF_TIMES)
+			rt_time("protected", map->l_name, rt_clock_ns());
+	}
 	return 0;
 }

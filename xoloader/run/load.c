@@ -7,30 +7,24 @@
  * the file size and for overflow, PT_LOADs must be sorted, non-overlapping
  * and congruent modulo the page size, the entry point must be in an
  * executable segment.  A corrupt file gets a one-line reason, never a crash.
+ * No libc: this is the preloader's (freestanding, rt/) as much as the
+ * tools'.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "load.h"
+#include "../rule/str.h"
+#include "fmt.h"
+#include "sys.h"
 
 /* Larger than any real program: a bigger span is a corrupt p_memsz. */
 #define MAX_SPAN	(1ull << 36)
 #define USER_TOP	(1ull << 47)
 
-#define fail(code, ...) do { snprintf(err, errlen, __VA_ARGS__); return code; } while (0)
+#define fail(code, ...) do { rt_fmt(err, errlen, __VA_ARGS__); return code; } while (0)
 
+/* x86-64's base page: what the kernel maps PT_LOADs with. */
 static uint64_t pg(void)
 {
-	static uint64_t ps;
-
-	if (!ps)
-		ps = (uint64_t)sysconf(_SC_PAGESIZE);
-	return ps;
+	return RT_PAGE_SIZE;
 }
 
 static uint64_t down(uint64_t x) { return x & ~(pg() - 1); }
@@ -46,27 +40,30 @@ int image_open_obj(struct image *im, const char *path, bool need_entry, char *er
 	const Elf64_Ehdr *eh = &im->eh;
 	uint64_t fsize, prev_end = 0;
 	bool have_load = false, entry_ok = false;
-	struct stat st;
-	ssize_t n;
+	struct rt_stat st;
+	long n;
 	int i;
 
-	memset(im, 0, sizeof(*im));
+	rt_memzero(im, sizeof(*im));
 	im->path = path;
 	/*
 	 * O_NONBLOCK: opening a FIFO would otherwise wait for a writer (a
 	 * device could block too) before fstat() can tell us it is no file.
 	 * For a regular file the flag changes nothing.
 	 */
-	im->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (im->fd < 0)
-		fail(errno == ENOENT || errno == ENOTDIR ? 127 : 126, "%s: %s", path, strerror(errno));
-	if (fstat(im->fd, &st) || !S_ISREG(st.st_mode))
+	n = rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK | RT_O_NOCTTY);
+	if (n < 0) {
+		im->fd = -1;
+		fail(n == -RT_ENOENT || n == -RT_ENOTDIR ? 127 : 126, "%s: %s", path, rt_strerror((int)-n));
+	}
+	im->fd = (int)n;
+	if (rt_fstat(im->fd, &st) || (st.mode & RT_S_IFMT) != RT_S_IFREG)
 		fail(126, "%s: not a regular file", path);
-	fsize = (uint64_t)st.st_size;
-	n = pread(im->fd, &im->eh, sizeof(im->eh), 0);
-	if (n >= 4 && !memcmp(eh->e_ident, "#!", 2))
+	fsize = st.size;
+	n = rt_pread(im->fd, &im->eh, sizeof(im->eh), 0);
+	if (n >= 4 && !rt_memcmp(eh->e_ident, "#!", 2))
 		fail(126, "%s: a script: run its interpreter under xoload instead", path);
-	if (n < 4 || memcmp(eh->e_ident, ELFMAG, SELFMAG))
+	if (n < 4 || rt_memcmp(eh->e_ident, ELFMAG, SELFMAG))
 		fail(126, "%s: not an ELF file", path);
 	if (n != sizeof(im->eh))
 		fail(126, "%s: truncated ELF header", path);
@@ -82,8 +79,8 @@ int image_open_obj(struct image *im, const char *path, bool need_entry, char *er
 		fail(126, "%s: program header count %u out of range 1..%d", path, eh->e_phnum, LOAD_MAX_PHNUM);
 	if (eh->e_phoff > fsize || fsize - eh->e_phoff < (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr))
 		fail(126, "%s: truncated program headers", path);
-	n = pread(im->fd, im->ph, eh->e_phnum * sizeof(Elf64_Phdr), (off_t)eh->e_phoff);
-	if (n != (ssize_t)(eh->e_phnum * sizeof(Elf64_Phdr)))
+	n = rt_pread(im->fd, im->ph, eh->e_phnum * sizeof(Elf64_Phdr), eh->e_phoff);
+	if (n != (long)(eh->e_phnum * sizeof(Elf64_Phdr)))
 		fail(126, "%s: cannot read program headers", path);
 
 	for (i = 0; i < eh->e_phnum; i++) {
@@ -95,8 +92,8 @@ int image_open_obj(struct image *im, const char *path, bool need_entry, char *er
 			if (ph->p_filesz < 2 || ph->p_filesz > sizeof(im->interp) ||
 			    ph->p_offset > fsize || fsize - ph->p_offset < ph->p_filesz)
 				fail(126, "%s: bad PT_INTERP", path);
-			if (pread(im->fd, im->interp, ph->p_filesz, (off_t)ph->p_offset) != (ssize_t)ph->p_filesz ||
-			    im->interp[ph->p_filesz - 1] || strlen(im->interp) != ph->p_filesz - 1)
+			if (rt_pread(im->fd, im->interp, ph->p_filesz, ph->p_offset) != (long)ph->p_filesz ||
+			    im->interp[ph->p_filesz - 1] || rt_strlen(im->interp) != ph->p_filesz - 1)
 				fail(126, "%s: bad PT_INTERP string", path);
 			im->has_interp = true;
 		}
@@ -144,13 +141,13 @@ int image_open_obj(struct image *im, const char *path, bool need_entry, char *er
 
 static int prot_of(uint32_t f)
 {
-	return (f & PF_R ? PROT_READ : 0) | (f & PF_W ? PROT_WRITE : 0) | (f & PF_X ? PROT_EXEC : 0);
+	return (f & PF_R ? RT_PROT_READ : 0) | (f & PF_W ? RT_PROT_WRITE : 0) | (f & PF_X ? RT_PROT_EXEC : 0);
 }
 
 int image_map(struct image *im, char *err, size_t errlen)
 {
 	uint64_t align = pg(), span = im->hi - im->lo, base;
-	void *res;
+	long res;
 	int i;
 
 	for (i = 0; i < im->eh.e_phnum; i++)
@@ -158,20 +155,21 @@ int image_map(struct image *im, char *err, size_t errlen)
 			align = im->ph[i].p_align;
 	if (im->eh.e_type == ET_EXEC) {
 		/* Fixed addresses: refuse to replace anything (xoload itself lives somewhere). */
-		res = mmap((void *)im->lo, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-		if (res == MAP_FAILED || res != (void *)im->lo)
+		res = rt_mmap(im->lo, span, 0, RT_MAP_PRIVATE | RT_MAP_ANONYMOUS | RT_MAP_FIXED_NOREPLACE, -1, 0);
+		if (rt_failed(res) || (uint64_t)res != im->lo)
 			fail(126, "%s: cannot map at 0x%llx: %s", im->path, (unsigned long long)im->lo,
-			     res == MAP_FAILED ? strerror(errno) : "address in use");
+			     rt_failed(res) ? rt_strerror((int)-res) : "address in use");
 		base = im->lo;
 	} else {
-		res = mmap(NULL, span + align - pg(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (res == MAP_FAILED)
-			fail(126, "%s: cannot reserve %llu bytes: %s", im->path, (unsigned long long)span, strerror(errno));
+		res = rt_mmap(0, span + align - pg(), 0, RT_MAP_PRIVATE | RT_MAP_ANONYMOUS, -1, 0);
+		if (rt_failed(res))
+			fail(126, "%s: cannot reserve %llu bytes: %s", im->path, (unsigned long long)span,
+			     rt_strerror((int)-res));
 		base = ((uint64_t)res + align - 1) & ~(align - 1);
 		if (base > (uint64_t)res)
-			munmap(res, base - (uint64_t)res);
+			rt_munmap((uint64_t)res, base - (uint64_t)res);
 		if ((uint64_t)res + span + align - pg() > base + span)
-			munmap((void *)(base + span), (uint64_t)res + span + align - pg() - (base + span));
+			rt_munmap(base + span, (uint64_t)res + span + align - pg() - (base + span));
 	}
 	im->bias = base - im->lo;
 
@@ -187,22 +185,21 @@ int image_map(struct image *im, char *err, size_t errlen)
 		mend = ph->p_vaddr + ph->p_memsz + im->bias;
 		if (ph->p_filesz) {
 			/* Writable while we zero the partial bss page. */
-			int p = prot | (mend > fend && (fend & (pg() - 1)) ? PROT_WRITE : 0);
+			int p = prot | (mend > fend && (fend & (pg() - 1)) ? RT_PROT_WRITE : 0);
 
-			res = mmap((void *)va, up(fend) - va, p, MAP_PRIVATE | MAP_FIXED, im->fd,
-				   (off_t)down(ph->p_offset));
-			if (res == MAP_FAILED)
-				fail(126, "%s: cannot map segment %d: %s", im->path, i, strerror(errno));
+			res = rt_mmap(va, up(fend) - va, p, RT_MAP_PRIVATE | RT_MAP_FIXED, im->fd, down(ph->p_offset));
+			if (rt_failed(res))
+				fail(126, "%s: cannot map segment %d: %s", im->path, i, rt_strerror((int)-res));
 			if (mend > fend && (fend & (pg() - 1)))
-				memset((void *)fend, 0, up(fend) - fend);
+				rt_memzero((void *)fend, up(fend) - fend);
 			if (p != prot)
-				mprotect((void *)down(fend), pg(), prot);
+				rt_mprotect(down(fend), pg(), prot);
 		}
 		zpage = ph->p_filesz ? up(fend) : va;
 		if (mend > zpage) {
-			res = mmap((void *)zpage, up(mend) - zpage, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-			if (res == MAP_FAILED)
-				fail(126, "%s: cannot map bss of segment %d: %s", im->path, i, strerror(errno));
+			res = rt_mmap(zpage, up(mend) - zpage, prot, RT_MAP_PRIVATE | RT_MAP_ANONYMOUS | RT_MAP_FIXED, -1, 0);
+			if (rt_failed(res))
+				fail(126, "%s: cannot map bss of segment %d: %s", im->path, i, rt_strerror((int)-res));
 		}
 	}
 	return 0;

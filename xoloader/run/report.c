@@ -224,3 +224,22 @@ void rt_report_json_note(const char *obj, const char *why)
 	rt_put(&l, "}");
 	rt_flush(&l);
 }
+
+void rt_time(const char *event, const char *obj, uint64_t ns)
+{
+	static struct rt_line l;
+	int fd = rt_report_fd;
+
+	l.n = 0;
+	rt_put(&l, "xoload: time: ");
+	rt_put(&l, event);
+	if (obj) {
+		rt_put(&l, " ");
+		rt_put_safe(&l, obj);
+	}
+	rt_put(&l, " ");
+	rt_put_dec(&l, ns);
+	rt_report_fd = 2;
+	rt_flush(&l);
+	rt_report_fd = fd;
+}

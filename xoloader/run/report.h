@@ -52,5 +52,7 @@ extern int rt_report_fd;
 void rt_report_plan(const char *obj, const struct plan *p, uint64_t bias, enum report_fmt fmt);
 /* {"object":"OBJECT","xo":false,"why":"WHY"} for what has no plan (the vDSO). */
 void rt_report_json_note(const char *obj, const char *why);
+/* XOLOAD_TIMES (xoload.h): "xoload: time: EVENT[ OBJ] NS" on stderr. */
+void rt_time(const char *event, const char *obj, uint64_t ns);
 
 #endif

@@ -29,14 +29,33 @@
 #define RT_NR_dup2		33
 #define RT_NR_prctl		157
 #define RT_NR_exit_group	231
+#define RT_NR_stat		4
+#define RT_NR_access		21
+#define RT_NR_getpid		39
+#define RT_NR_getcwd		79
+#define RT_NR_readlink		89
+#define RT_NR_geteuid		107
+#define RT_NR_getegid		108
+#define RT_NR_fgetxattr		193
+#define RT_NR_clock_gettime	228
 
 #define RT_O_RDONLY		0
 #define RT_O_CLOEXEC		02000000
+#define RT_O_NONBLOCK		04000
+#define RT_O_NOCTTY		0400
 #define RT_PROT_READ		1
 #define RT_PROT_WRITE		2
 #define RT_PROT_EXEC		4
 #define RT_MAP_PRIVATE		0x02
 #define RT_MAP_ANONYMOUS	0x20
+#define RT_MAP_FIXED		0x10
+#define RT_PAGE_SIZE		4096	/* x86-64's base page */
+#define RT_MAP_FIXED_NOREPLACE	0x100000
+#define RT_R_OK			4
+#define RT_X_OK			1
+#define RT_ENOENT		2
+#define RT_EINTR		4
+#define RT_ENOTDIR		20
 
 static inline long rt_syscall6(long n, long a, long b, long c, long d, long e, long f)
 {
@@ -75,6 +94,45 @@ static inline long rt_fsize(int fd)
 	return r < 0 ? r : (long)st[6];
 }
 
+/* What of struct stat (x86-64 layout) xoload uses. */
+struct rt_stat {
+	uint32_t mode, uid, gid;
+	uint64_t size;
+};
+
+static inline long rt_stat_of(long nr, long arg, struct rt_stat *out)
+{
+	uint64_t st[18];
+	long r = rt_syscall(nr, arg, st, 0);
+
+	if (r < 0)
+		return r;
+	out->mode = (uint32_t)st[3];		/* st_mode at byte 24 */
+	out->uid = (uint32_t)(st[3] >> 32);	/* st_uid at 28 */
+	out->gid = (uint32_t)st[4];		/* st_gid at 32 */
+	out->size = st[6];			/* st_size at 48 */
+	return 0;
+}
+
+static inline long rt_fstat(int fd, struct rt_stat *st) { return rt_stat_of(RT_NR_fstat, fd, st); }
+static inline long rt_stat(const char *path, struct rt_stat *st) { return rt_stat_of(RT_NR_stat, (long)path, st); }
+
+#define RT_S_IFMT	0170000
+#define RT_S_IFREG	0100000
+#define RT_S_ISUID	04000
+#define RT_S_ISGID	02000
+#define RT_S_IXGRP	00010
+
+static inline long rt_mmap(uint64_t addr, uint64_t len, int prot, int flags, int fd, uint64_t off)
+{
+	return rt_syscall6(RT_NR_mmap, (long)addr, (long)len, prot, flags, fd, (long)off);
+}
+
+/* A system call's result that is an error (-4095..-1), not an address. */
+static inline int rt_failed(long r) { return r < 0 && r > -4096; }
+
+static inline long rt_munmap(uint64_t addr, uint64_t len) { return rt_syscall(RT_NR_munmap, addr, len, 0); }
+
 static inline long rt_write(int fd, const void *buf, size_t n)
 {
 	return rt_syscall(RT_NR_write, fd, buf, n);
@@ -83,6 +141,15 @@ static inline long rt_write(int fd, const void *buf, size_t n)
 static inline long rt_mprotect(uint64_t addr, uint64_t len, int prot)
 {
 	return rt_syscall(RT_NR_mprotect, addr, len, prot);
+}
+
+/* CLOCK_MONOTONIC in ns (a system call: no vDSO here). */
+static inline uint64_t rt_clock_ns(void)
+{
+	uint64_t ts[2] = { 0, 0 };
+
+	rt_syscall(RT_NR_clock_gettime, 1, ts, 0);
+	return ts[0] * 1000000000ull + ts[1];
 }
 
 static inline __attribute__((noreturn)) void rt_exit_group(int status)

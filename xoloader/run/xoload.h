@@ -41,6 +41,14 @@
 #define XOF_SCAN_JSON		0x80	/* the scan as JSON lines */
 #define XOF_PRESENT		0x100	/* always set: the value is never 0 */
 #define XOF_PERMISSIVE		0x200	/* run and report what cannot be protected */
+#define XOF_TIMES		0x400	/* XOLOAD_TIMES: print the phases' clocks (make bench) */
+
+/*
+ * XOLOAD_TIMES in xoload's environment: xoload and the audit module print
+ * "xoload: time: EVENT NS" on stderr at each phase (CLOCK_MONOTONIC, ns),
+ * for the benchmark's breakdown (bench.c).
+ */
+#define XOLOAD_TIMES_ENV	"XOLOAD_TIMES"
 
 #define XOLOAD_GATE_OK		0x6b6f2d6574616758ull	/* "Xgate-ok" */
 #define XOLOAD_GATE_OK_STR	"0x6b6f2d6574616758"
@@ -71,6 +79,20 @@ struct xoload_gate {
 #endif
 #ifndef XO_XOSCAN_FROM_XOLOAD
 #define XO_XOSCAN_FROM_XOLOAD	"xoscan"
+#endif
+/*
+ * xoplan: xoload.c, which xoload (preload.c) executes for --plan, --report
+ * and --scan; not a command of its own (libexec).  It finds the module and
+ * xoscan from its own directory.
+ */
+#ifndef XO_XOPLAN_FROM_XOLOAD
+#define XO_XOPLAN_FROM_XOLOAD	"../lib/xoplan"
+#endif
+#ifndef XO_AUDIT_FROM_XOPLAN
+#define XO_AUDIT_FROM_XOPLAN	"xoaudit.so"
+#endif
+#ifndef XO_XOSCAN_FROM_XOPLAN
+#define XO_XOSCAN_FROM_XOPLAN	"../bin/xoscan"
 #endif
 #ifndef XO_XOLOAD_FROM_AUDIT
 #define XO_XOLOAD_FROM_AUDIT	"../bin/xoload"

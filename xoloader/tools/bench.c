@@ -6,7 +6,8 @@
  * under xoload interleaved (native, xoload, native, ...), so that drift of
  * the (TCG-emulated, shared) machine hits both alike:
  *   startup  N runs each of a small dynamically linked program (hello),
- *            /usr/bin/true and `python3 -c pass` (if the image has it):
+ *            /usr/bin/true, `python3 -c pass` and `node -e 0` (if the
+ *            image has them):
  *            the median wall time of one run, native vs `xoload PROG`
  *            (target <= 1.10x) vs `xoload --kernel PROG` (<= 1.05x);
  *   steady   sha256sum of a 64 MiB file on tmpfs: R runs each, native vs
@@ -16,10 +17,12 @@
  * Prints the ratios of the sums, of the medians and of the fastest runs
  * (on a shared, emulated machine the fastest run is the least disturbed);
  * the targets are printed, not enforced (TCG makes everything slow and
- * startup-heavy).  Also the time of `xoload --plan hello` alone: the
- * preloader's share of the startup (the rest is ld.so loading the audit
- * module's namespace and the module planning each object).  Exit 0 unless
- * a run failed.
+ * startup-heavy).
+ *   phases   where the time of `xoload hello` goes: xoload and its audit
+ *            module print their clock at each step when XOLOAD_TIMES is
+ *            set (xoload.h); the median of each phase over the startup
+ *            runs, from the fork to the exit.
+ * Exit 0 unless a run failed.
  *
  *   xoload-bench [STARTUP_RUNS [STEADY_RUNS [MIB]]]   (default 25 5 64)
  */
@@ -38,6 +41,8 @@
 #define SHA256SUM	"/usr/bin/sha256sum"
 #define TRUE		"/usr/bin/true"
 #define PYTHON3		"/usr/bin/python3"
+#define NODE		"/usr/bin/node"
+#define TIMES		"/tmp/xoload-bench.times"
 #define DATA		"/tmp/xoload-bench.data"
 #define EMPTY		"/tmp/xoload-bench.empty"
 
@@ -143,11 +148,122 @@ static int startup(const char *label, char *const argv[], int n, double *tn, dou
 	return 0;
 }
 
+/*
+ * The phases of one `XOLOAD_TIMES=1 xoload @prog`: the events xoload and
+ * the module print ("xoload: time: EVENT[ OBJ] NS", CLOCK_MONOTONIC, as
+ * ours) between our fork and the end of our wait.
+ */
+#define MAX_EV 64
+struct run_ev { int n; char name[MAX_EV][160]; double t[MAX_EV]; };
+
+static int timed_events(const char *prog, struct run_ev *ev)
+{
+	char line[512];
+	double t0, t1;
+	FILE *f;
+	int st;
+	pid_t pid;
+
+	t0 = now();
+	pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY), e = open(TIMES, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		dup2(fd, 1);
+		dup2(e, 2);
+		setenv("XOLOAD_TIMES", "1", 1);
+		execl(XOLOAD, XOLOAD, prog, "bench", (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		return -1;
+	t1 = now();
+	ev->n = 0;
+	snprintf(ev->name[ev->n], sizeof(ev->name[0]), "fork");
+	ev->t[ev->n++] = t0;
+	f = fopen(TIMES, "r");
+	while (f && fgets(line, sizeof(line), f) && ev->n < MAX_EV - 1) {
+		char *sp;
+		unsigned long long ns;
+
+		if (strncmp(line, "xoload: time: ", 14))
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		sp = strrchr(line, ' ');
+		if (!sp || sscanf(sp + 1, "%llu", &ns) != 1)
+			continue;
+		*sp = 0;
+		snprintf(ev->name[ev->n], sizeof(ev->name[0]), "%s", line + 14);
+		ev->t[ev->n++] = (double)ns / 1e9;
+	}
+	if (f)
+		fclose(f);
+	snprintf(ev->name[ev->n], sizeof(ev->name[0]), "exit");
+	ev->t[ev->n++] = t1;
+	return 0;
+}
+
+/* What the interval that ends at event @to is, in words. */
+static const char *phase_name(const char *to, char *buf, size_t len)
+{
+	static const char *const words[][2] = {
+		{ "start", "fork + exec of xoload (freestanding: no libc to start)" },
+		{ "validated", "find PROG, validate it and ld.so (ELF and program headers)" },
+		{ "planned", "plan PROG and ld.so (rtplan: .eh_frame, gaps)" },
+		{ "mapped", "map them, mprotect(PROT_EXEC) the code" },
+		{ "handover", "audit module check, XOLOAD_PROG, the gate" },
+		{ "module", "ld.so: starts, loads the audit module, first la_objopen" },
+		{ "exit", "the rest: ld.so relocates, constructors, PROG, exit, our wait" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(to, words[i][0]))
+			return words[i][1];
+	if (!strncmp(to, "objopen ", 8))
+		snprintf(buf, len, "ld.so maps %s, until its la_objopen", to + 8);
+	else if (!strncmp(to, "protected ", 10))
+		snprintf(buf, len, "la_objopen: plan and protect %s", to + 10);
+	else
+		snprintf(buf, len, "until %s", to);
+	return buf;
+}
+
+static int phases(const char *label, const char *prog, int n)
+{
+	static struct run_ev ev[64];
+	double d[64], total[64];
+	char buf[256];
+	int i, k;
+
+	if (n > 64)
+		n = 64;
+	for (i = 0; i < n; i++)
+		if (timed_events(prog, &ev[i]))
+			return 1;
+	unlink(TIMES);
+	printf("xoload phases: %s under xoload (XOLOAD_TIMES), median of %d runs:\n", label, n);
+	for (k = 1; k < ev[0].n; k++) {
+		int m = 0;
+
+		for (i = 0; i < n; i++)
+			if (ev[i].n == ev[0].n && !strcmp(ev[i].name[k], ev[0].name[k]))
+				d[m++] = ev[i].t[k] - ev[i].t[k - 1];
+		if (m)
+			printf("xoload phases:   %8.3f ms  %s\n", median(d, m) * 1e3, phase_name(ev[0].name[k], buf, sizeof(buf)));
+	}
+	for (i = 0; i < n; i++)
+		total[i] = ev[i].t[ev[i].n - 1] - ev[i].t[0];
+	printf("xoload phases:   %8.3f ms  in all, from the fork to the end of the wait\n", median(total, n) * 1e3);
+	fflush(stdout);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int nstart = argc > 1 ? atoi(argv[1]) : 25, nsteady = argc > 2 ? atoi(argv[2]) : 5;
 	int mib = argc > 3 ? atoi(argv[3]) : 64, i, failed = 0;
-	double *tn, *tx, *tk, *tp, *sn, *sx, sumn = 0, sumx = 0, en = 0, ex = 0, mn, mx;
+	double *tn, *tx, *tk, *sn, *sx, sumn = 0, sumx = 0, en = 0, ex = 0, mn, mx;
 
 	if (nstart < 1 || nsteady < 1 || mib < 1) {
 		fprintf(stderr, "usage: xoload-bench [STARTUP_RUNS [STEADY_RUNS [MIB]]]\n");
@@ -155,11 +271,10 @@ int main(int argc, char **argv)
 	}
 	tn = calloc((size_t)nstart, sizeof(*tn));
 	tx = calloc((size_t)nstart, sizeof(*tx));
-	tp = calloc((size_t)nstart, sizeof(*tp));
 	tk = calloc((size_t)nstart, sizeof(*tk));
 	sn = calloc((size_t)nsteady, sizeof(*sn));
 	sx = calloc((size_t)nsteady, sizeof(*sx));
-	if (!tn || !tx || !tk || !tp || !sn || !sx)
+	if (!tn || !tx || !tk || !sn || !sx)
 		return 1;
 
 	/* One run each first: page cache and the like warm for both. */
@@ -167,24 +282,24 @@ int main(int argc, char **argv)
 		printf("xoload startup: FAILED: %s or %s %s does not run\n", HELLO, XOLOAD, HELLO);
 		return 1;
 	}
-	for (i = 0; i < nstart; i++) {
-		tp[i] = timed((char *[]){ XOLOAD, "--plan", HELLO, NULL });
-		if (tp[i] < 0)
-			failed = 1;
-	}
 	failed |= startup("hello", (char *[]){ HELLO, "bench", NULL }, nstart, tn, tx, tk);
 	failed |= startup("true", (char *[]){ TRUE, NULL }, nstart, tn, tx, tk);
 	if (access(PYTHON3, X_OK))
 		printf("xoload startup: python3 -c pass: skipped: no %s in this image\n", PYTHON3);
 	else
 		failed |= startup("python3 -c pass", (char *[]){ PYTHON3, "-c", "pass", NULL }, nstart, tn, tx, tk);
+	if (access(NODE, X_OK))
+		printf("xoload startup: node -e 0: skipped: no %s in this image\n", NODE);
+	else
+		failed |= startup("node -e 0", (char *[]){ NODE, "-e", "0", NULL }, nstart, tn, tx, tk);
 	if (failed) {
 		printf("xoload startup: FAILED: a run exited non-zero\n");
 		return 1;
 	}
-	printf("xoload startup: of which 'xoload --plan hello' (exec of xoload, ELF checks and plans of hello and ld.so): median %.2f ms\n",
-	       median(tp, nstart) * 1e3);
-	fflush(stdout);
+	if (phases("hello", HELLO, nstart)) {
+		printf("xoload phases: FAILED: XOLOAD_TIMES=1 %s %s exited non-zero\n", XOLOAD, HELLO);
+		return 1;
+	}
 
 	close(open(EMPTY, O_WRONLY | O_CREAT | O_TRUNC, 0644));
 	if (make_data(mib)) {

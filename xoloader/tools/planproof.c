@@ -39,7 +39,7 @@
 
 #include "../ref/elfplan.h"
 #include "../rule/ehframe.h"
-#include "../run/apply.h"
+#include "apply.h"
 
 #define PS 4096
 

@@ -44,7 +44,7 @@
 #include <unistd.h>
 
 #include "../ref/elfplan.h"
-#include "../run/apply.h"
+#include "apply.h"
 #include "../run/report.h"
 
 extern char **environ;

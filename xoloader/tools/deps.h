@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "load.h"
+#include "../run/load.h"
 
 #define DEPS_MAX_NEEDED	256
 

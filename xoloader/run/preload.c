@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * preload.c - what runs when a user types "xoload PROG ARGS" or
+ * "xoload --kernel PROG ARGS": a freestanding static-pie (no libc, its own
+ * system calls, only R_X86_64_RELATIVE relocations, which it applies
+ * itself, no TLS, no IRELATIVE), in the style of Wine's
+ * loader/preloader.c.  It finds PROG, validates and maps it and its
+ * PT_INTERP (load.c), plans them (rtplan.c), makes their code-only pages
+ * execute-only, builds PROG's initial stack and jumps to ld.so; or, for
+ * --kernel, sets the xonly exec mode and executes PROG.
+ *
+ * --plan, which prints the closure's plans and runs nothing, is analysis:
+ * xoload executes xoplan (tools/xoplan.c, with a libc) for it, so that a run
+ * pays nothing for it.  --report and --scan print with report.c and run
+ * xoscan, code that is not touched unless asked for.
+ *
+ * Messages and exit statuses are those of the libc xoload this replaces
+ * (the tests under tests/xoload/ compare them).
+ */
+#include <elf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../rule/str.h"
+#include "fmt.h"
+#include "report.h"
+#include "runpath.h"
+#include "sys.h"
+#include "usage.h"
+
+#ifndef XOLOAD_XOPLAN_DEFAULT
+#define XOLOAD_XOPLAN_DEFAULT "/xonly/lib/xoplan"
+#endif
+
+/* The compiler may call these for struct copies and zeroing: no libc has them here. */
+void *memset(void *p, int c, size_t n);
+void *memcpy(void *d, const void *s, size_t n);
+
+void *memset(void *p, int c, size_t n)
+{
+	volatile unsigned char *b = p;
+
+	while (n--)
+		*b++ = (unsigned char)c;
+	return p;
+}
+
+void *memcpy(void *d, const void *s, size_t n)
+{
+	volatile unsigned char *a = d;
+	const unsigned char *b = s;
+
+	while (n--)
+		*a++ = *b++;
+	return d;
+}
+
+static void say(const char *s)
+{
+	rt_write(1, s, rt_strlen(s));
+}
+
+/* --- options -------------------------------------------------------------- */
+
+struct opts {
+	unsigned int flags;		/* XOF_* for the audit module */
+	bool kernel, analysis;
+	const char *argv0, *audit;
+	int prog;			/* argv index of PROG */
+};
+
+enum { OPT_NONE, OPT_REQUIRED, OPT_OPTIONAL };
+
+static const struct { const char *name; int arg; char id; } options[] = {
+	{ "report", OPT_OPTIONAL, 'r' }, { "plan", OPT_OPTIONAL, 'p' }, { "no-deps", OPT_NONE, 'D' },
+	{ "scan", OPT_OPTIONAL, 'S' }, { "strict", OPT_NONE, 's' }, { "permissive", OPT_NONE, 'P' },
+	{ "no-inherit", OPT_NONE, 'n' }, { "kernel", OPT_NONE, 'k' }, { "argv0", OPT_REQUIRED, '0' },
+	{ "audit", OPT_REQUIRED, 'a' }, { "help", OPT_NONE, 'h' }, { "version", OPT_NONE, 'V' },
+};
+#define NOPTIONS ((int)(sizeof(options) / sizeof(options[0])))
+
+static void __attribute__((noreturn)) usage_error(const char *argv0, const char *fmt, const char *what)
+{
+	static char msg[PATH_MAX + 200];
+
+	rt_fmt(msg, sizeof(msg), fmt, argv0, what);
+	rt_write(2, msg, rt_strlen(msg));
+	rt_fmt(msg, sizeof(msg), "usage: xoload [OPTIONS] PROG [ARGS...]  (see --help)\n");
+	rt_write(2, msg, rt_strlen(msg));
+	rt_exit_group(2);
+}
+
+/* One long option "--NAME[=VALUE]" as getopt_long reads it: a unique prefix will do. */
+static int long_option(char **argv, int *i, const char **val)
+{
+	const char *a = argv[*i] + 2, *eq = a;
+	size_t n;
+	int k, found = -1, matches = 0;
+
+	while (*eq && *eq != '=')
+		eq++;
+	n = (size_t)(eq - a);
+	for (k = 0; k < NOPTIONS && n; k++) {
+		if (rt_strncmp(options[k].name, a, n))
+			continue;
+		if (rt_strlen(options[k].name) == n) {
+			found = k;
+			matches = 1;
+			break;
+		}
+		found = k;
+		matches++;
+	}
+	if (matches == 0)
+		usage_error(argv[0], "%s: unrecognized option '%s'\n", argv[*i]);
+	if (matches > 1)
+		usage_error(argv[0], "%s: option '%s' is ambiguous\n", argv[*i]);
+	*val = *eq ? eq + 1 : NULL;
+	if (*val && options[found].arg == OPT_NONE)
+		usage_error(argv[0], "%s: option '--%s' doesn't allow an argument\n", options[found].name);
+	if (!*val && options[found].arg == OPT_REQUIRED) {
+		if (!argv[*i + 1])
+			usage_error(argv[0], "%s: option '--%s' requires an argument\n", options[found].name);
+		*val = argv[++*i];
+	}
+	return options[found].id;
+}
+
+static void parse_options(int argc, char **argv, struct opts *o)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL;
+		int id;
+
+		if (a[0] != '-' || !a[1])
+			break;
+		if (a[1] == '-' && !a[2]) {
+			i++;
+			break;
+		}
+		if (a[1] != '-') {
+			static char c[2];
+
+			if (a[1] == 'h') {	/* the only short option */
+				say(usage);
+				rt_exit_group(0);
+			}
+			c[0] = a[1];
+			usage_error(argv[0], "%s: invalid option -- '%s'\n", c);
+		}
+		id = long_option(argv, &i, &val);
+		switch (id) {
+		case 'r': case 'p': case 'S': case 'D':
+			o->analysis = true;	/* xoplan's: it checks them */
+			break;
+		case 's': o->flags |= XOF_STRICT; break;
+		case 'P': o->flags |= XOF_PERMISSIVE; break;
+		case 'n': o->flags |= XOF_NO_INHERIT; break;
+		case 'k': o->kernel = true; break;
+		case '0': o->argv0 = val; break;
+		case 'a': o->audit = val; break;
+		case 'h': say(usage); rt_exit_group(0);
+		case 'V': say("xoload (xonly) " XONLY_VERSION "\n"); rt_exit_group(0);
+		}
+	}
+	o->prog = i;
+}
+
+/* --- the run ------------------------------------------------------------------ */
+
+/* --plan, --report, --scan: xoplan (xoload.c, with a libc) does those, with the same arguments. */
+static void __attribute__((noreturn)) run_analysis(char **argv, char **envp)
+{
+	static char xoplan[PATH_MAX];
+	long r;
+
+	next_to_self(xoplan, XO_XOPLAN_FROM_XOLOAD, XOLOAD_XOPLAN_DEFAULT);
+	r = rt_syscall(RT_NR_execve, xoplan, argv, envp);
+	dief(r == -RT_ENOENT ? 127 : 126, "--plan, --report, --scan need %s: %s", xoplan, rt_strerror((int)-r));
+}
+
+static void need_pkeys(void)
+{
+	if (!have_pkeys())
+		die(126, "no protection keys here (CPUID PKU and OSPKE): code cannot be made execute-only");
+}
+
+/* XOLOAD_TIMES: the clock at each step, for make bench's breakdown (xoload.h). */
+#define STEP(o, event) do { if ((o)->flags & XOF_TIMES) rt_time(event, NULL, rt_clock_ns()); } while (0)
+
+/* The steps of "xoload [OPTIONS] PROG [ARGS]", in order. */
+static void __attribute__((noreturn)) xoload(int argc, char **argv, char **envp)
+{
+	static struct image prog, interp;
+	static struct plan pplan, iplan;
+	static char err[PATH_MAX + 200];
+	struct opts o = { 0 };
+	char *nv[argc + 4], **re;
+	int rc;
+
+	run_init(envp);
+	re = reexec_args(&argc, argv, nv);
+	if (re)
+		argv = re;
+	if (run_env(XOLOAD_TIMES_ENV))
+		o.flags |= XOF_TIMES;
+	STEP(&o, "start");
+	parse_options(argc, argv, &o);
+	if (o.analysis)
+		run_analysis(argv, envp);
+	if (o.prog >= argc)
+		die(2, "no program given (see --help)");
+	/* The kernel maps everything: nothing of xoload's own machinery applies. */
+	if (o.kernel && ((o.flags & ~XOF_TIMES) || o.audit))
+		die(2, "--kernel: not with --report, --plan, --scan, --strict, --no-inherit or --audit (see --help)");
+
+	rc = find_prog(argv[o.prog], prog_path, err, sizeof(err));
+	if (rc)
+		die_prog(rc, err, false);
+	open_images(&prog, &interp, true);
+	STEP(&o, "validated");
+	if (o.argv0)
+		argv[o.prog] = (char *)o.argv0;
+	if (o.kernel) {
+		need_pkeys();
+		next_to_self(audit_path, XO_AUDIT_FROM_XOLOAD, XOLOAD_AUDIT_DEFAULT);
+		use_audit_module(prog.has_interp, false);
+		STEP(&o, "exec");
+		run_kernel_mode(argv + o.prog, envp);
+	}
+
+	plan_image(&prog, &pplan, o.flags);
+	if (prog.has_interp)
+		plan_image(&interp, &iplan, o.flags);
+	STEP(&o, "planned");
+	refuse_privileged(&prog);
+	need_pkeys();
+	if (o.audit)
+		rt_strlcpy(audit_path, o.audit, sizeof(audit_path));
+	else
+		next_to_self(audit_path, XO_AUDIT_FROM_XOLOAD, XOLOAD_AUDIT_DEFAULT);
+	use_audit_module(prog.has_interp, o.flags & XOF_PERMISSIVE);
+	prepare_handover(o.flags);
+	map_and_protect(&prog, &pplan, &interp, &iplan);
+	STEP(&o, "mapped");
+	rt_close(prog.fd);
+	if (prog.has_interp)
+		rt_close(interp.fd);
+	STEP(&o, "handover");
+	handover(prog.has_interp ? interp.eh.e_entry + interp.bias : prog.eh.e_entry + prog.bias,
+		 argc - o.prog, argv + o.prog, envp, o.flags, &prog, prog.has_interp ? &interp : NULL);
+}
+
+/* --- entry: no libc, so no crt1.o --------------------------------------------- */
+
+extern const Elf64_Ehdr __ehdr_start __attribute__((visibility("hidden")));
+extern Elf64_Dyn _DYNAMIC[] __attribute__((visibility("hidden")));
+
+/*
+ * A static-pie is loaded anywhere: before anything reads a pointer that
+ * lies in data (option names, messages' tables), apply its
+ * R_X86_64_RELATIVE relocations, the only kind it has (the Makefile
+ * checks).  Only PC-relative addressing until then.
+ */
+static void relocate_self(void)
+{
+	uint64_t base = (uint64_t)&__ehdr_start, rela = 0, relasz = 0, i;
+	const Elf64_Dyn *d;
+
+	for (d = _DYNAMIC; d->d_tag != DT_NULL; d++) {
+		if (d->d_tag == DT_RELA)
+			rela = d->d_un.d_ptr;
+		else if (d->d_tag == DT_RELASZ)
+			relasz = d->d_un.d_val;
+	}
+	for (i = 0; i < relasz / sizeof(Elf64_Rela); i++) {
+		const Elf64_Rela *r = (const Elf64_Rela *)(base + rela) + i;
+
+		if (ELF64_R_TYPE(r->r_info) == R_X86_64_RELATIVE)
+			*(uint64_t *)(base + r->r_offset) = base + (uint64_t)r->r_addend;
+	}
+}
+
+void xo_start(uint64_t *sp) __attribute__((noreturn, used));
+
+/* The kernel's initial stack: argc, argv[], NULL, envp[], NULL, auxv. */
+void xo_start(uint64_t *sp)
+{
+	int argc = (int)sp[0];
+	char **argv = (char **)(sp + 1);
+
+	relocate_self();
+	xoload(argc, argv, argv + argc + 1);
+}
+
+__asm__(".text\n"
+	".globl _start\n"
+	".type _start, @function\n"
+	"_start:\n\t"
+	"xor %ebp, %ebp\n\t"
+	"mov %rsp, %rdi\n\t"
+	"and $-16, %rsp\n\t"
+	"call xo_start\n\t"
+	"ud2\n");

@@ -1,0 +1,677 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * runpath.c - xoload's run path (runpath.h): find, validate, plan, map, protect,
+ * hand over.  No libc (sys.h): the same code runs in the freestanding
+ * preloader (preload.c) and in xoplan (tools/xoplan.c), which has one.
+ */
+#include <cpuid.h>
+#include <stdarg.h>
+
+#include "../rule/str.h"
+#include "fmt.h"
+#include "report.h"
+#include "runpath.h"
+#include "sys.h"
+#include "xonly/uapi.h"
+
+#define RT_O_PATH	010000000
+#define PR_SET_NAME_	15
+
+char prog_path[PATH_MAX];
+char audit_path[PATH_MAX];
+char xoscan_path[PATH_MAX];
+char self_path[PATH_MAX];
+static char audit_env[PATH_MAX + 32];
+static char prog_env[PATH_MAX + 32];	/* XOLOAD_PROG=PROG, see reexec_args() */
+
+static char **environ_;
+static Elf64_auxv_t *auxv_;
+
+void run_init(char **envp)
+{
+	char **e = envp;
+
+	while (*e)
+		e++;
+	environ_ = envp;
+	auxv_ = (Elf64_auxv_t *)(e + 1);
+}
+
+const char *run_env(const char *name)
+{
+	size_t n = rt_strlen(name);
+	char **e;
+
+	for (e = environ_; e && *e; e++)
+		if (!rt_strncmp(*e, name, n) && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+uint64_t run_auxval(uint64_t type)
+{
+	Elf64_auxv_t *a;
+
+	for (a = auxv_; a && a->a_type != AT_NULL; a++)
+		if (a->a_type == type)
+			return a->a_un.a_val;
+	return 0;
+}
+
+/* --- messages ------------------------------------------------------------- */
+
+/*
+ * One line on stderr.  Paths in it come from the command line and from the
+ * files (PT_INTERP): control characters (and bytes that are not valid
+ * UTF-8) go out as \xNN, or a newline in an interpreter name would make an
+ * error two lines.
+ */
+void line(const char *prefix, const char *msg)
+{
+	static struct rt_line l;
+	int fd = rt_report_fd;
+
+	l.n = 0;
+	rt_put(&l, prefix);
+	rt_put_safe(&l, msg);
+	rt_report_fd = 2;
+	rt_flush(&l);
+	rt_report_fd = fd;
+}
+
+void die(int code, const char *msg)
+{
+	line("xoload: ", msg);
+	rt_exit_group(code);
+}
+
+void dief(int code, const char *fmt, ...)
+{
+	static char msg[3 * PATH_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	rt_vfmt(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	die(code, msg);
+}
+
+static void warn_line(const char *msg)
+{
+	line("xoload: warning: ", msg);
+}
+
+void (*run_warn)(const char *msg) = warn_line;
+
+/* --- finding things --------------------------------------------------------- */
+
+/*
+ * A program run under xoload that re-executes itself through /proc/self/exe
+ * (busybox, runc, Chromium, `os.execv('/proc/self/exe', ...)`) executes
+ * xoload, the process's executable, with the program's own arguments.
+ * xoload recognises that case by what the kernel put in AT_EXECFN, the
+ * name passed to execve: /proc/self/exe, /proc/thread-self/exe or
+ * /proc/PID/exe of this very process - a name under which nobody runs
+ * xoload on purpose - and by XOLOAD_PROG, the program it stood for, which
+ * it put into that program's environment.  It then runs that program
+ * again, under xoload, with argv as given (argv[0] included).  Returns the
+ * argv to parse instead (in @nv, room for *@argc + 4), or NULL.
+ */
+char **reexec_args(int *argc, char **argv, char **nv)
+{
+	const char *fn = (const char *)run_auxval(AT_EXECFN), *prog = run_env(XOLOAD_PROG_ENV), *p;
+	static char a0[PATH_MAX + 16];
+	char pid[32];
+	int i, k = 0;
+
+	if (!fn || !prog || *prog != '/' || rt_strncmp(fn, "/proc/", 6))
+		return NULL;
+	p = fn + 6;
+	rt_fmt(pid, sizeof(pid), "%d/", (int)rt_syscall(RT_NR_getpid, 0, 0, 0));
+	if (!rt_strncmp(p, "self/", 5))
+		p += 5;
+	else if (!rt_strncmp(p, "thread-self/", 12))
+		p += 12;
+	else if (!rt_strncmp(p, pid, rt_strlen(pid)))
+		p += rt_strlen(pid);
+	else
+		return NULL;
+	if (rt_strcmp(p, "exe"))
+		return NULL;
+	nv[k++] = argv[0];
+	if (*argc > 0) {
+		rt_fmt(a0, sizeof(a0), "--argv0=%s", argv[0]);
+		nv[k++] = a0;
+	}
+	nv[k++] = "--";
+	nv[k++] = (char *)prog;
+	for (i = 1; i < *argc; i++)
+		nv[k++] = argv[i];
+	nv[k] = NULL;
+	*argc = k;
+	return nv;
+}
+
+static bool is_executable_file(const char *path)
+{
+	struct rt_stat st;
+
+	return !rt_stat(path, &st) && (st.mode & RT_S_IFMT) == RT_S_IFREG &&
+	       !rt_syscall(RT_NR_access, path, RT_X_OK, 0);
+}
+
+/* Find @name like execvp: on PATH when it has no slash. */
+int find_prog(const char *name, char *out, char *err, size_t errlen)
+{
+	const char *path = run_env("PATH"), *p, *e;
+
+	if (!*name) {
+		rt_fmt(err, errlen, "empty program name");
+		return 127;
+	}
+	for (p = name; *p && *p != '/'; p++)
+		;
+	if (*p) {
+		rt_strlcpy(out, name, PATH_MAX);
+		return 0;
+	}
+	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; ; p = e + 1) {
+		int n;
+
+		for (e = p; *e && *e != ':'; e++)
+			;
+		n = rt_fmt(out, PATH_MAX, "%.*s%s%s", (int)(e - p), p, e == p ? "" : "/", name);
+		if (n < PATH_MAX && is_executable_file(out))
+			return 0;
+		if (!*e)
+			break;
+	}
+	rt_fmt(err, errlen, "%s: command not found", name);
+	return 127;
+}
+
+/*
+ * PROG cannot be run.  Under a program that xoload runs (XOLOAD_PROG in
+ * the environment), the likely cause is that program executing the target
+ * of /proc/self/exe, which is xoload, with its own arguments: node's
+ * child_process.fork() runs process.execPath SCRIPT.  xoload cannot tell
+ * that from a deliberate "xoload ARGS" (reexec_args() knows only the
+ * /proc names), so it says what to do instead.
+ */
+void die_prog(int code, const char *err, bool plan_only)
+{
+	const char *parent = run_env(XOLOAD_PROG_ENV);
+
+	if (plan_only || !parent || !*parent)
+		die(code, err);
+	dief(code, "%s (run from %s under xoload: a program that executes its own "
+	     "executable's path, as node's child_process.fork() does, executes xoload; "
+	     "run it with xoload --kernel, see xoload(1))", err, parent);
+}
+
+void open_images(struct image *prog, struct image *interp, bool need_entry)
+{
+	static char err[PATH_MAX + 200], ierr[PATH_MAX + 100];
+	int rc = image_open_obj(prog, prog_path, need_entry, err, sizeof(err));
+
+	if (rc)
+		die_prog(rc, err, !need_entry);
+	if (!prog->has_interp)
+		return;
+	rc = image_open(interp, prog->interp, ierr, sizeof(ierr));
+	if (rc)
+		dief(rc, "%s: bad interpreter: %s", prog_path, ierr);
+	if (interp->has_interp || interp->eh.e_type != ET_DYN)
+		dief(126, "%s: bad interpreter %s: not a shared object", prog_path, prog->interp);
+}
+
+/*
+ * Without protection keys (PKU in CPUID, and OSPKE: the kernel enabled
+ * them), PROT_EXEC alone is readable on x86: running PROG then would look
+ * like success and protect nothing.  CPUID can claim PKU where the kernel
+ * left CR4.PKE off, hence both bits.
+ */
+bool have_pkeys(void)
+{
+	unsigned int eax, ebx, ecx, edx;
+
+	if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
+		return false;
+	return (ecx & (1u << 3)) && (ecx & (1u << 4));
+}
+
+/* realpath(3) of an existing file: what the kernel says the open file is. */
+static bool resolve(const char *path, char *out)
+{
+	char fdlink[32];
+	long fd = rt_open(path, RT_O_PATH | RT_O_CLOEXEC), n;
+
+	if (fd < 0)
+		return false;
+	rt_fmt(fdlink, sizeof(fdlink), "/proc/self/fd/%d", (int)fd);
+	n = rt_syscall(RT_NR_readlink, fdlink, out, PATH_MAX - 1);
+	rt_close((int)fd);
+	if (n <= 0 || *out != '/')
+		return false;
+	out[n] = 0;
+	return true;
+}
+
+/*
+ * @out = DIR/@rel, resolved, for xoload's own directory DIR if that
+ * exists, else @dflt.  DIR is that of /proc/self/exe, which the kernel
+ * has resolved: a symlink to xoload (bin/ -> libexec/) finds what lies
+ * next to the real file.
+ */
+void next_to_self(char *out, const char *rel, const char *dflt)
+{
+	static char exe[PATH_MAX], cand[PATH_MAX];
+	long n = rt_syscall(RT_NR_readlink, "/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash = NULL, *c;
+
+	if (n > 0) {
+		exe[n] = 0;
+		rt_strlcpy(self_path, exe, sizeof(self_path));
+		for (c = exe; *c; c++)
+			if (*c == '/')
+				slash = c;
+		if (slash) {
+			*slash = 0;
+			rt_fmt(cand, sizeof(cand), "%s/%s", exe, rel);
+			if (!rt_syscall(RT_NR_access, cand, RT_R_OK, 0) && resolve(cand, out))
+				return;
+		}
+	}
+	rt_strlcpy(out, dflt, PATH_MAX);
+}
+
+/* --- the audit module ---------------------------------------------------- */
+
+/*
+ * The audit module goes to ld.so, which maps it trusting its program
+ * headers: a module cut short (an interrupted copy, a full disk) dies with
+ * SIGBUS inside ld.so, before the gate at AT_ENTRY can say why.  So what
+ * is an ELF file is validated here as the preloader validates PROG: every
+ * PT_LOAD within the file.  What is not ELF at all ld.so refuses with a
+ * warning, and the gate stops PROG (or warns, --permissive).  Returns
+ * false, with @err set, for a module that must not be handed over.
+ */
+static bool audit_module_fits(const char *path, char *err, size_t errlen)
+{
+	static struct image mod;
+	static char why[PATH_MAX + 100];
+	char magic[SELFMAG];
+	long fd = rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK);
+	bool elf;
+
+	if (fd < 0)
+		return true;	/* access() passed: ld.so will say what it is */
+	elf = rt_pread((int)fd, magic, sizeof(magic), 0) == SELFMAG && !rt_memcmp(magic, ELFMAG, SELFMAG);
+	rt_close((int)fd);
+	if (!elf)
+		return true;
+	if (image_open_obj(&mod, path, false, why, sizeof(why))) {
+		rt_fmt(err, errlen, "audit module %s", why);
+		return false;
+	}
+	rt_close(mod.fd);
+	return true;
+}
+
+/*
+ * The audit module for a dynamically linked PROG: readable (127 if not)
+ * and whole (126 if not; with --permissive a warning, and PROG runs
+ * without it, as for a module ld.so cannot load).  Sets LD_AUDIT's value.
+ */
+void use_audit_module(bool dynamic, bool permissive)
+{
+	static char err[2 * PATH_MAX + 200];
+	long r;
+
+	rt_fmt(audit_env, sizeof(audit_env), "LD_AUDIT=%s", audit_path);
+	if (!dynamic)
+		return;
+	r = rt_syscall(RT_NR_access, audit_path, RT_R_OK, 0);
+	if (r)
+		dief(127, "audit module %s: %s", audit_path, rt_strerror((int)-r));
+	if (audit_module_fits(audit_path, err, sizeof(err)))
+		return;
+	if (!permissive)
+		die(126, err);
+	line("xoload: warning: ", err);
+	*audit_env = 0;		/* ld.so would die of it: PROG runs without */
+}
+
+/* --- plan and protect ------------------------------------------------------- */
+
+void plan_image(struct image *im, struct plan *p, unsigned int flags)
+{
+	static char err[PATH_MAX + 200];
+
+	if (rtplan_build(im->fd, RT_PAGE_SIZE, p))
+		dief(126, "%s: cannot be planned: %s", im->path, p->err);
+	if (rtplan_xo_pages(p, RT_PAGE_SIZE) == 0) {
+		const char *why = p->n ? p->r[0].why : "no executable segment";
+
+		rt_fmt(err, sizeof(err), "%s: no page can be execute-only (%s)%s", im->path, why,
+		       flags & XOF_STRICT ? "; refused (--strict)" : ": kept readable");
+		if (flags & XOF_STRICT)
+			die(126, err);
+		run_warn(err);
+	}
+}
+
+/*
+ * A set-user-ID or set-group-ID PROG, or one with file capabilities: the
+ * kernel grants those when it executes PROG, but here it executed xoload,
+ * which maps PROG itself.  Running it without them would be a different
+ * program (one that fails, or does something else, without its rights):
+ * refuse, unless we have them already (the file's owner or group, root
+ * for capabilities).  --plan runs nothing and plans such files.
+ */
+void refuse_privileged(const struct image *im)
+{
+	uint64_t euid = (uint64_t)rt_syscall(RT_NR_geteuid, 0, 0, 0);
+	const char *what = NULL;
+	struct rt_stat st;
+
+	if (rt_fstat(im->fd, &st))
+		return;
+	if ((st.mode & RT_S_ISUID) && st.uid != euid)
+		what = "set-user-ID";
+	else if ((st.mode & RT_S_ISGID) && (st.mode & RT_S_IXGRP) &&
+		 st.gid != (uint64_t)rt_syscall(RT_NR_getegid, 0, 0, 0))
+		what = "set-group-ID";	/* S_ISGID without S_IXGRP is no set-group-ID */
+	else if (euid != 0 && rt_syscall6(RT_NR_fgetxattr, im->fd, (long)"security.capability", 0, 0, 0, 0) >= 0)
+		what = "given file capabilities";
+	if (!what)
+		return;
+	dief(126, "%s: %s: xoload cannot run it with those privileges (the kernel executed xoload, not it); "
+	     "run it without xoload, or as the user it would run as", im->path, what);
+}
+
+int plan_apply(const struct plan *p, uint64_t bias)
+{
+	long r;
+	int i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->r[i].xo && (r = rt_mprotect(p->r[i].start + bias, p->r[i].end - p->r[i].start, RT_PROT_EXEC)))
+			return (int)r;
+	return 0;
+}
+
+void map_and_protect(struct image *prog, struct plan *pplan, struct image *interp, struct plan *iplan)
+{
+	static char err[PATH_MAX + 200];
+	int rc;
+
+	if ((rc = image_map(prog, err, sizeof(err))) || (prog->has_interp && (rc = image_map(interp, err, sizeof(err)))))
+		die(rc, err);
+	if ((rc = plan_apply(pplan, prog->bias)) || (prog->has_interp && (rc = plan_apply(iplan, interp->bias))))
+		dief(126, "mprotect(PROT_EXEC): %s", rt_strerror(-rc));
+}
+
+void prepare_handover(unsigned int flags)
+{
+	static char abs[PATH_MAX];
+	int m;
+
+	if (resolve(prog_path, abs))
+		rt_fmt(prog_env, sizeof(prog_env), "%s=%s", XOLOAD_PROG_ENV, abs);
+	gate.permissive = !!(flags & XOF_PERMISSIVE);
+	m = rt_fmt(gate.msg, sizeof(gate.msg),
+		   flags & XOF_PERMISSIVE ?
+		   "xoload: warning: audit module %s did not run: the libraries' code is readable (--permissive)\n" :
+		   "xoload: audit module %s did not run (ld.so could not load it): %s not run\n",
+		   audit_path, prog_path);
+	gate.msglen = m > 0 && (size_t)m < sizeof(gate.msg) ? (size_t)m : sizeof(gate.msg) - 1;
+	/* One line: a newline in a path would make it two. */
+	for (m = 0; (size_t)m + 1 < gate.msglen; m++)
+		if ((unsigned char)gate.msg[m] < 0x20 || gate.msg[m] == 0x7f)
+			gate.msg[m] = '?';
+	/* comm as if PROG had been exec'd (ps, pidof); /proc/PID/exe stays xoload. */
+	{
+		const char *base = prog_path, *c;
+
+		for (c = prog_path; *c; c++)
+			if (*c == '/')
+				base = c + 1;
+		rt_syscall(RT_NR_prctl, PR_SET_NAME_, base, 0);
+	}
+}
+
+/* --- --scan ------------------------------------------------------------------ */
+
+const char *scan_fmtopt(unsigned long flags)
+{
+	return flags & XOF_SCAN_JSON ? "--json" : flags & XOF_SCAN_TSV ? "--tsv" : NULL;
+}
+
+int scan_run(const char *xoscan, const char *tag, const char *fmtopt, const char *const *files)
+{
+	static char tagopt[PATH_MAX + 16];
+	const char *argv[16], *first = files[0] ? files[0] : "?";
+	int n = 0, st = 0;
+	long pid, r;
+
+	argv[n++] = xoscan;
+	argv[n++] = "--prefix=xoload: scan: ";
+	if (fmtopt)
+		argv[n++] = fmtopt;
+	rt_fmt(tagopt, sizeof(tagopt), "--tag=%s", tag);
+	argv[n++] = tagopt;
+	argv[n++] = "--";
+	while (*files && n < 15)
+		argv[n++] = *files++;
+	argv[n] = NULL;
+	/* fork: the child only execs (xoscan is static: LD_AUDIT does not apply to it). */
+	pid = rt_syscall(RT_NR_fork, 0, 0, 0);
+	if (pid == 0) {
+		rt_syscall(RT_NR_dup2, 2, 1, 0);
+		static char msg[PATH_MAX + 100];
+
+		r = rt_syscall(RT_NR_execve, xoscan, argv, environ_);
+		rt_fmt(msg, sizeof(msg), "cannot run %s: %s", xoscan, rt_strerror((int)-r));
+		line("xoload: scan: ", msg);
+		rt_syscall(RT_NR_exit, 127, 0, 0);
+	}
+	if (pid < 0) {
+		dief(126, "scan: cannot run %s: %s", xoscan, rt_strerror((int)-pid));
+	}
+	while ((r = rt_syscall6(RT_NR_wait4, pid, (long)&st, 0, 0, 0, 0)) < 0) {
+		static char msg[PATH_MAX * 2 + 100];
+
+		if (r == -RT_EINTR)
+			continue;
+		/* Reaped by someone else (SIGCHLD ignored, a waitpid(-1) thread). */
+		rt_fmt(msg, sizeof(msg), "lost track of %s (%s): the scan of %s may be incomplete",
+		       xoscan, rt_strerror((int)-r), first);
+		line("xoload: scan: ", msg);
+		return -1;
+	}
+	return (st & 0x7f) == 0 && ((st >> 8) & 0xff) == 0 ? 0 : -1;
+}
+
+/* --- leaving --------------------------------------------------------------- */
+
+/*
+ * LD_AUDIT with our module first and the user's kept after it, once; and
+ * XOLOAD_PROG (ours replaces the parent's).  @out has room for every
+ * entry of @envp and two more.
+ */
+static size_t build_env(char **envp, char **out, bool with_prog)
+{
+	size_t i, k = 0, n = rt_strlen(audit_path);
+	bool audit_done = false;
+
+	for (i = 0; envp[i]; i++) {
+		if (with_prog && !rt_strncmp(envp[i], XOLOAD_PROG_ENV "=", sizeof(XOLOAD_PROG_ENV)))
+			continue;
+		if (!rt_strncmp(envp[i], "LD_AUDIT=", 9)) {
+			if (audit_done || !*audit_env)
+				continue;
+			if (rt_strcmp(envp[i] + 9, audit_path) && rt_strncmp(envp[i] + 9, audit_path, n))
+				rt_fmt(audit_env, sizeof(audit_env), "LD_AUDIT=%s:%s", audit_path, envp[i] + 9);
+			out[k++] = audit_env;
+			audit_done = true;
+			continue;
+		}
+		out[k++] = envp[i];
+	}
+	if (!audit_done && *audit_env)
+		out[k++] = audit_env;
+	if (with_prog && *prog_env)
+		out[k++] = prog_env;
+	out[k] = NULL;
+	return k;
+}
+
+/*
+ * --kernel: the kernel's xonly exec mode does what xoload does by hand,
+ * from the execve() on: binfmt_elf maps PROG's and ld.so's PF_X segments
+ * execute-only, ld.so's mmap()s of libraries get the same, and the flag is
+ * inherited by every descendant.  The audit module goes into LD_AUDIT
+ * (ours first, the user's kept): it gives the data in text of each object
+ * back its read permission (carve.c) before the object is relocated.
+ */
+void run_kernel_mode(char **argv, char **envp)
+{
+	size_t envc = 0;
+	long r;
+
+	while (envp[envc])
+		envc++;
+	{
+		char *env[envc + 2];
+
+		build_env(envp, env, false);
+		r = rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, 1, 0, 0, 0, 0);
+		if (r)
+			dief(126, "--kernel: prctl(PR_SET_XONLY): %s (EINVAL: this kernel has no xonly exec mode, see xonly(7))",
+			     rt_strerror((int)-r));
+		r = rt_syscall(RT_NR_execve, prog_path, argv, env);
+	}
+	dief(r == -RT_ENOENT ? 127 : 126, "%s: %s", prog_path, rt_strerror((int)-r));
+}
+
+/*
+ * xoload's own code: never run again after the handover, so execute-only
+ * as well (the handover itself runs fine from it).  It is linked with
+ * -z separate-code, so its PF_X segment holds code only.
+ */
+extern const Elf64_Ehdr __ehdr_start __attribute__((visibility("hidden")));
+
+static void protect_self(void)
+{
+	const Elf64_Ehdr *eh = &__ehdr_start;
+	const Elf64_Phdr *ph = (const Elf64_Phdr *)((const char *)eh + eh->e_phoff);
+	uint64_t base = (uint64_t)eh, a, b;
+	int i;
+
+	for (i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X))
+			continue;
+		a = (base + ph[i].p_vaddr) & ~(uint64_t)(RT_PAGE_SIZE - 1);
+		b = (base + ph[i].p_vaddr + ph[i].p_memsz + RT_PAGE_SIZE - 1) & ~(uint64_t)(RT_PAGE_SIZE - 1);
+		rt_mprotect(a, b - a, RT_PROT_EXEC);
+	}
+}
+
+/*
+ * The gate (xoload.h): PROG's AT_ENTRY while ld.so runs.  Entered from
+ * ld.so's _dl_start_user with PROG's initial stack and rdx = _dl_fini,
+ * both kept; the other registers are free at a program's entry.  Raw
+ * system calls only.
+ */
+struct xoload_gate gate;
+_Static_assert(offsetof(struct xoload_gate, entry) == 0 && offsetof(struct xoload_gate, confirmed) == 8 &&
+	       offsetof(struct xoload_gate, permissive) == 24 && offsetof(struct xoload_gate, msglen) == 32 &&
+	       offsetof(struct xoload_gate, msg) == 40, "the gate stub's offsets");
+
+void xoload_gate_entry(void);
+__asm__(".text\n"
+	".globl xoload_gate_entry\n"
+	".hidden xoload_gate_entry\n"
+	"xoload_gate_entry:\n\t"
+	"movabs $" XOLOAD_GATE_OK_STR ", %rax\n\t"
+	"cmp %rax, gate+8(%rip)\n\t"
+	"je 2f\n\t"
+	"mov %rdx, %r12\n\t"
+	"mov $1, %eax\n\t"			/* write(2, gate.msg, gate.msglen) */
+	"mov $2, %edi\n\t"
+	"lea gate+40(%rip), %rsi\n\t"
+	"mov gate+32(%rip), %rdx\n\t"
+	"syscall\n\t"
+	"cmpq $0, gate+24(%rip)\n\t"
+	"jne 1f\n\t"
+	"mov $231, %eax\n\t"			/* exit_group(126) */
+	"mov $126, %edi\n\t"
+	"syscall\n\t"
+	"ud2\n"
+	"1:\tmov %r12, %rdx\n"
+	"2:\tjmp *gate(%rip)\n");
+
+void handover(uint64_t entry, int argc, char **argv, char **envp, unsigned int flags,
+	      const struct image *prog, const struct image *interp)
+{
+	Elf64_auxv_t *av;
+	char **e;
+	size_t envc = 0, auxc = 0, n, i, k = 0;
+
+	for (e = envp; *e; e++)
+		envc++;
+	for (av = (Elf64_auxv_t *)(e + 1); av[auxc].a_type != AT_NULL; auxc++)
+		;
+	n = 1 + (size_t)argc + 1 + envc + 3 + 2 * (auxc + 3);
+	n = (n + 1) & ~(size_t)1;	/* keep the new stack pointer 16-byte aligned */
+	{
+		/* The new initial stack lives below this frame, on the real stack. */
+		uint64_t blk[n] __attribute__((aligned(16)));
+
+		blk[k++] = (uint64_t)argc;
+		for (i = 0; i < (size_t)argc; i++)
+			blk[k++] = (uint64_t)argv[i];
+		blk[k++] = 0;
+		k += build_env(envp, (char **)&blk[k], true) + 1;
+		for (i = 0; i < auxc; i++) {
+			uint64_t v = av[i].a_un.a_val;
+
+			switch (av[i].a_type) {
+			case AT_PHDR: v = prog->phdr_va + prog->bias; break;
+			case AT_PHENT: v = sizeof(Elf64_Phdr); break;
+			case AT_PHNUM: v = prog->eh.e_phnum; break;
+			case AT_ENTRY:
+				v = prog->eh.e_entry + prog->bias;
+				if (interp) {
+					/* ld.so jumps to the gate; the module restores this slot. */
+					gate.entry = v;
+					gate.auxv_entry = &blk[k + 1];
+					v = (uint64_t)xoload_gate_entry;
+				}
+				break;
+			case AT_BASE: v = interp ? interp->bias + interp->lo : 0; break;
+			case AT_EXECFN: v = (uint64_t)prog_path; break;
+			case AT_XOLOAD: continue;	/* we were run under xoload: replace it */
+			}
+			blk[k++] = av[i].a_type;
+			blk[k++] = v;
+		}
+		blk[k++] = AT_XOLOAD;
+		blk[k++] = flags | XOF_PRESENT;
+		if (interp) {
+			blk[k++] = AT_XOLOAD_GATE;
+			blk[k++] = (uint64_t)&gate;
+		}
+		blk[k++] = AT_NULL;
+		blk[k++] = 0;
+		protect_self();
+		/* rdx = 0: no rtld_fini for a static program's _start (x86-64 psABI). */
+		__asm__ volatile("mov %0, %%rsp\n\t"
+				 "xor %%edx, %%edx\n\t"
+				 "xor %%ebp, %%ebp\n\t"
+				 "jmp *%1"
+				 : : "r"(blk), "r"(entry) : "memory");
+		__builtin_unreachable();
+	}
+}

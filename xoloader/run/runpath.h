@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * runpath.h - xoload's run path: from PROG's name to the jump into ld.so.
+ * Freestanding (run/ and rule/ only): preload.c, the xoload that users run, has no
+ * libc; xoplan (tools/xoplan.c: --plan, --report, --scan, with a libc)
+ * links the same code.
+ */
+#ifndef XOLOADER_RUNPATH_H
+#define XOLOADER_RUNPATH_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "load.h"
+#include "rtplan.h"
+#include "xoload.h"
+
+#ifndef XOLOAD_AUDIT_DEFAULT
+#define XOLOAD_AUDIT_DEFAULT "/xonly/lib/xoaudit.so"
+#endif
+#ifndef XOLOAD_XOSCAN_DEFAULT
+#define XOLOAD_XOSCAN_DEFAULT "/xonly/bin/xoscan"
+#endif
+
+extern char prog_path[PATH_MAX];	/* PROG as found */
+extern char audit_path[PATH_MAX];	/* the audit module */
+extern char xoscan_path[PATH_MAX];	/* --scan's scanner */
+extern char self_path[PATH_MAX];	/* xoload's own file (/proc/self/exe) */
+extern struct xoload_gate gate;
+
+/* The environment and auxiliary vector of the process (from envp). */
+void run_init(char **envp);
+const char *run_env(const char *name);
+uint64_t run_auxval(uint64_t type);
+
+/* One line "PREFIX MSG" on stderr, control characters escaped. */
+void line(const char *prefix, const char *msg);
+void __attribute__((noreturn)) die(int code, const char *msg);
+void __attribute__((noreturn, format(printf, 2, 3))) dief(int code, const char *fmt, ...);
+/* Warnings of the planner: a line by default; xoload --plan defers them. */
+extern void (*run_warn)(const char *msg);
+
+/* A re-exec of /proc/self/exe by a program under xoload: the argv to parse instead, in @nv[argc + 4], or NULL. */
+char **reexec_args(int *argc, char **argv, char **nv);
+/* Find @name like execvp; 0 or 127 with @err set. */
+int find_prog(const char *name, char *out, char *err, size_t errlen);
+/* PROG cannot be run: the line, with a hint when run from a program under xoload. */
+void __attribute__((noreturn)) die_prog(int code, const char *err, bool plan_only);
+/* Open PROG (@prog_path) and its interpreter, or die. */
+void open_images(struct image *prog, struct image *interp, bool need_entry);
+bool have_pkeys(void);
+/* @out = DIR/@rel resolved, DIR being xoload's own directory, else @dflt. */
+void next_to_self(char *out, const char *rel, const char *dflt);
+/* The audit module for a dynamically linked PROG: readable and whole, or die; sets LD_AUDIT. */
+void use_audit_module(bool dynamic, bool permissive);
+/* Plan @im; warn about (--strict: refuse) an object that stays readable. */
+void plan_image(struct image *im, struct plan *p, unsigned int flags);
+/* Refuse a set-user-ID, set-group-ID or capability-carrying PROG. */
+void refuse_privileged(const struct image *im);
+/* mprotect(PROT_EXEC) the execute-only ranges of @p; 0 or -errno. */
+int plan_apply(const struct plan *p, uint64_t bias);
+/* Map PROG and its interpreter and make their code execute-only, or die. */
+void map_and_protect(struct image *prog, struct plan *pplan, struct image *interp, struct plan *iplan);
+/* XOLOAD_PROG and the gate's line, for the handover. */
+void prepare_handover(unsigned int flags);
+/*
+ * --scan: run the scanner @xoscan (a program: see xoscan.c for why) on the
+ * NULL-terminated @files with its output on our stderr, and wait for it.
+ * @tag prefixes the object names, @fmtopt is NULL (human), "--tsv" or
+ * "--json" (xoscan's options, scan_fmtopt()).  Returns 0, or -1 if it
+ * could not run or failed (it printed why, or we did).
+ */
+int scan_run(const char *xoscan, const char *tag, const char *fmtopt, const char *const *files);
+const char *scan_fmtopt(unsigned long flags);
+/* --kernel: PR_SET_XONLY and execve PROG. */
+void __attribute__((noreturn)) run_kernel_mode(char **argv, char **envp);
+/* Switch to PROG's initial stack and jump to @entry (ld.so's, or PROG's if static). */
+void __attribute__((noreturn)) handover(uint64_t entry, int argc, char **argv, char **envp, unsigned int flags,
+					const struct image *prog, const struct image *interp);
+
+#endif
