@@ -163,7 +163,7 @@ XO_GUEST   := $(BUILD)/guest/bin/xoload $(BUILD)/guest/lib/xoplan $(BUILD)/guest
               $(patsubst tests/xoload/dyn/%.c,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/dyn/*.c)) \
               $(patsubst tests/xoload/%.sh,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/*.sh))
 XO_LIBDIR  := $(BUILD)/guest/lib/xoload
-XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/hello $(XO_LIBDIR)/hello-nosep \
+XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDIR)/hello $(XO_LIBDIR)/hello-nosep \
               $(XO_LIBDIR)/hello-static $(XO_LIBDIR)/libtextrel.so $(XO_LIBDIR)/textrel-user \
               $(XO_LIBDIR)/libpkrugadgets.so $(XO_LIBDIR)/datatext $(XO_LIBDIR)/libdatatext.so \
               $(XO_LIBDIR)/selfexec $(XO_LIBDIR)/cryptoprobe $(XO_LIBDIR)/programs.sh
@@ -206,6 +206,11 @@ $(BUILD)/guest/tests/xoload/xo_scan: tests/xoload/dyn/xo_scan.c tests/xoload/lib
 $(BUILD)/guest/tests/xoload/%: tests/xoload/%.sh $(XO_HELPERS)
 	@mkdir -p $(@D)
 	install -m 755 $< $@
+
+# An audit module that does nothing, built as xoaudit.so is (make bench).
+$(XO_LIBDIR)/libnullaudit.so: tests/xoload/lib/nullaudit.c
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) $(XO_AUDIT_FLAGS) -o $@ $<
 
 $(XO_LIBDIR)/libxoprobe.so: tests/xoload/lib/xoprobe.c
 	@mkdir -p $(@D)

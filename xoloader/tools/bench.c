@@ -21,7 +21,9 @@
  *   phases   where the time of `xoload hello` goes: xoload and its audit
  *            module print their clock at each step when XOLOAD_TIMES is
  *            set (xoload.h); the median of each phase over the startup
- *            runs, from the fork to the exit.
+ *            runs, from the fork to the exit; beside them, PROG run
+ *            natively with an LD_AUDIT module that does nothing: what
+ *            ld.so's audit namespace costs by itself.
  * Exit 0 unless a run failed.
  *
  *   xoload-bench [STARTUP_RUNS [STEADY_RUNS [MIB]]]   (default 25 5 64)
@@ -43,6 +45,7 @@
 #define PYTHON3		"/usr/bin/python3"
 #define NODE		"/usr/bin/node"
 #define TIMES		"/tmp/xoload-bench.times"
+#define NULLAUDIT	"/xonly/lib/xoload/libnullaudit.so"
 #define DATA		"/tmp/xoload-bench.data"
 #define EMPTY		"/tmp/xoload-bench.empty"
 
@@ -255,6 +258,17 @@ static int phases(const char *label, const char *prog, int n)
 	for (i = 0; i < n; i++)
 		total[i] = ev[i].t[ev[i].n - 1] - ev[i].t[0];
 	printf("xoload phases:   %8.3f ms  in all, from the fork to the end of the wait\n", median(total, n) * 1e3);
+	/* The same program natively, without and with an audit module that does nothing, interleaved. */
+	for (i = 0; i < n; i++) {
+		d[i] = timed((char *[]){ (char *)prog, "bench", NULL });
+		setenv("LD_AUDIT", NULLAUDIT, 1);
+		total[i] = timed((char *[]){ (char *)prog, "bench", NULL });
+		unsetenv("LD_AUDIT");
+		if (d[i] < 0 || total[i] < 0)
+			return 1;
+	}
+	printf("xoload phases: %s natively %.3f ms, with an LD_AUDIT module that does nothing (ld.so's audit namespace alone) %.3f ms\n",
+	       label, median(d, n) * 1e3, median(total, n) * 1e3);
 	fflush(stdout);
 	return 0;
 }
