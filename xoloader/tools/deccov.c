@@ -4,7 +4,7 @@
  * of .eh_frame's FDEs) a decoder cannot decode (issue 26: measure before
  * trusting a decoder; host tool).
  *
- *   xodeccov [--decoder=capstone|llvm]... FILE...|-      (names on stdin with -)
+ *   xodeccov [-v] [--sections] [--decoder=capstone|llvm]... FILE...|-   (names on stdin with -)
  *   xodeccov [--decoder=...]... --hex HEX...             (decode these bytes)
  *
  * For each x86-64 ELF object and each decoder: a linear sweep of every FDE
@@ -17,9 +17,14 @@
  * the bytes from the first failure to the end of its FDE, which is what
  * planproof leaves unchecked (it stops there rather than guess).  An
  * instruction that would run past its FDE's end is rejected too.
+ * --sections sweeps each whole SHF_EXECINSTR section instead, from its
+ * start: what a proof of code without CFI (issue 26 step 2) has to decode,
+ * and where hand-written assembly without FDEs lives (libx265); there a
+ * rejected byte may also be data, so the count is an upper bound of what
+ * the decoder gets wrong.
  * Output, tab-separated:
  *   deccov  DECODER FILE FDE_BYTES UNDECODABLE LOST FIRST   (objects with UNDECODABLE > 0, or all with -v)
- *   deccov-total  DECODER objects N fde-bytes B undecodable U lost L
+ *   deccov-total  DECODER objects N fde-bytes B undecodable U lost L   (section-bytes with --sections)
  * FIRST is the address and bytes of the first rejected instruction.
  * --hex: one line per HEX and decoder, decoded at address 0x1000:
  * "DECODER HEX LEN CLASSES TEXT" (LEN 0 and "undecodable" if rejected),
@@ -48,7 +53,7 @@ static struct dec *decs[MAX_DEC];
 static enum dec_backend kinds[MAX_DEC];
 static struct count totals[MAX_DEC];
 static int ndec;
-static bool verbose;
+static bool verbose, sections;
 
 /* Sweep [lo, hi) (bytes @code) with decoder @k; @first gets the first failure. */
 static void sweep(int k, const uint8_t *code, uint64_t lo, uint64_t hi, struct count *c, char *first, size_t flen)
@@ -114,13 +119,15 @@ static void measure(const char *file)
 		    sh.sh_size > (uint64_t)st.st_size - sh.sh_offset)
 			continue;
 		name = elf_strptr(e, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, ".eh_frame") && (sh.sh_flags & SHF_ALLOC))
+		if (sections && (sh.sh_flags & SHF_ALLOC) && (sh.sh_flags & SHF_EXECINSTR))
+			fdes_add(&f, sh.sh_addr, sh.sh_addr + sh.sh_size);
+		else if (!sections && name && !strcmp(name, ".eh_frame") && (sh.sh_flags & SHF_ALLOC))
 			ehframe_walk(img + sh.sh_offset, sh.sh_size, sh.sh_addr, fdes_add, &f);
 	}
 	if (!f.n)
 		goto out;
 	for (k = 0; k < ndec; k++) {
-		struct count c = { 1, 0, 0, 0 };
+		struct count c = { 0, 0, 0, 0 };
 		char first[64] = "";
 
 		for (i = 0; i < f.n; i++) {
@@ -207,10 +214,12 @@ int main(int argc, char **argv)
 			kinds[ndec++] = (enum dec_backend)dec_backend_of(argv[i] + 10);
 		else if (!strcmp(argv[i], "--hex"))
 			hexmode = true;
+		else if (!strcmp(argv[i], "--sections"))
+			sections = true;
 		else if (!strcmp(argv[i], "-v"))
 			verbose = true;
 		else {
-			fprintf(stderr, "usage: xodeccov [-v] [--decoder=capstone|llvm]... FILE...|-\n"
+			fprintf(stderr, "usage: xodeccov [-v] [--sections] [--decoder=capstone|llvm]... FILE...|-\n"
 					"       xodeccov [--decoder=capstone|llvm]... --hex HEX...\n");
 			return 2;
 		}
@@ -244,7 +253,8 @@ int main(int argc, char **argv)
 		}
 	}
 	for (k = 0; k < ndec; k++)
-		printf("deccov-total\t%s\tobjects %llu\tfde-bytes %llu\tundecodable %llu\tlost %llu\n", dec_name(kinds[k]),
-		       totals[k].objects, totals[k].fde, totals[k].undec, totals[k].lost);
+		printf("deccov-total\t%s\tobjects %llu\t%s %llu\tundecodable %llu\tlost %llu\n", dec_name(kinds[k]),
+		       totals[k].objects, sections ? "section-bytes" : "fde-bytes", totals[k].fde, totals[k].undec,
+		       totals[k].lost);
 	return 0;
 }
