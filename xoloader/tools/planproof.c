@@ -163,6 +163,29 @@ static const cs_insn *detail(const uint8_t *p, size_t left, uint64_t addr, unsig
 	return insn;
 }
 
+/*
+ * Does the decoder's text of the instruction at @p name @reg (its 64-bit
+ * name: an address register) inside a memory operand's brackets?
+ */
+static bool text_uses_as_address(const uint8_t *p, size_t left, uint64_t addr, x86_reg reg)
+{
+	const char *name = cs_reg_name(cs, reg), *b;
+	struct dec_insn in;
+	size_t n;
+
+	if (!name || !dec_one(dec, p, left, addr, &in, 1))
+		return false;
+	n = strlen(name);
+	for (b = strchr(in.text, '['); b; b = strchr(b + 1, '[')) {
+		const char *e = strchr(b, ']'), *q;
+
+		for (q = b + 1; e && q + n <= e; q++)
+			if (!strncmp(q, name, n) && (q[-1] == '[' || q[-1] == ' ') && (q[n] == ']' || q[n] == ' '))
+				return true;
+	}
+	return false;
+}
+
 /* Linear sweep of [lo, hi) (file bytes @code at address @lo). */
 static void sweep(const char *file, const uint8_t *code, uint64_t lo, uint64_t hi)
 {
@@ -197,8 +220,15 @@ static void sweep(const char *file, const uint8_t *code, uint64_t lo, uint64_t h
 		if (lea_left > 0) {
 			ci = detail(code + pos, left - pos, lo + pos, in.len);
 			if (!ci) {
-				/* one capstone cannot decode: the register is not followed further */
-				lea_lost++;
+				/*
+				 * One capstone cannot decode (LLVM did): its text says
+				 * whether it addresses memory with the register; what it
+				 * writes the text does not say, so the follow ends there.
+				 */
+				if (!lea && !noacc && text_uses_as_address(code + pos, left - pos, lo + pos, lea_reg))
+					violation(file, "lea-based access", lea_at, lea_target);
+				else
+					lea_lost++;
 				lea_left = 0;
 			} else if (!lea && !noacc && uses_as_address(ci, lea_reg))
 				violation(file, "lea-based access", lea_at, lea_target), lea_left = 0;
