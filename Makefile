@@ -263,7 +263,8 @@ $(XO_FUZZ): xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/load.
 # in every build; on the host also LLVM 14's C disassembler (llvm-14-dev,
 # libLLVM-14.so), which knows the AVX2/AVX-512 encodings capstone 4 rejects.
 # Host tools built with it use LLVM unless told --decoder=capstone; the
-# guest's static xoscan has capstone only (a static LLVM is megabytes of C++).
+# guest's static xoscan has capstone only (statically, LLVM's disassembler
+# would add 7 MB to it: xoloader/README.md).
 XO_DEC     := xoloader/tools/decode.c
 XO_FDES    := xoloader/tools/fdes.c
 XO_LLVM_CFLAGS := -DXO_DECODE_LLVM -I/usr/lib/llvm-14/include
