@@ -180,9 +180,9 @@ $(BUILD)/guest/lib/xoplan: $(XO_XOPLAN) $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -static-pie -o $@ $(XO_XOPLAN)
 
-$(BUILD)/guest/bin/xoscan: xoloader/tools/xoscan.c $(XO_RT) $(XO_HDRS)
+$(BUILD)/guest/bin/xoscan: xoloader/tools/xoscan.c xoloader/tools/decode.c $(XO_RT) $(XO_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) -static -o $@ $< $(XO_RT) -lcapstone -lelf -lz
+	$(CC) $(XO_CFLAGS) -static -o $@ $< xoloader/tools/decode.c $(XO_RT) -lcapstone -lelf -lz
 
 $(BUILD)/guest/lib/xoaudit.so: $(XO_AUDIT) $(XO_HDRS)
 	@mkdir -p $(@D)
@@ -287,12 +287,38 @@ $(XO_FUZZ): xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/runpa
 		xoloader/run/load.c xoloader/tools/deps.c xoloader/ref/elfplan.c xoloader/tools/apply.c \
 		xoloader/ref/plancmp.c $(XO_RT) -lelf
 
+# The analysis tools' decoder (xoloader/tools/decode.c, issue 26): capstone 4
+# in every build; on the host also LLVM 14's C disassembler (llvm-14-dev,
+# libLLVM-14.so), which knows the AVX2/AVX-512 encodings capstone 4 rejects.
+# Host tools built with it use LLVM unless told --decoder=capstone; the
+# guest's static xoscan has capstone only (statically, LLVM's disassembler
+# would add 7 MB to it: xoloader/README.md).
+XO_DEC     := xoloader/tools/decode.c
+XO_FDES    := xoloader/tools/fdes.c
+XO_LLVM_CFLAGS := -DXO_DECODE_LLVM -I/usr/lib/llvm-14/include
+XO_LLVM_LIBS   := -lLLVM-14
+
 # planproof: the data-in-text rule checked against what the code reads
-# (capstone), over every ELF under /usr (tests/host/xoplan_proof.sh).
+# (the decoder above), over every ELF under /usr (tests/host/xoplan_proof.sh).
 XO_PROOF   := $(BUILD)/host/planproof
-$(XO_PROOF): xoloader/tools/planproof.c $(XO_PLAN) xoloader/tools/apply.c $(XO_HDRS)
+$(XO_PROOF): xoloader/tools/planproof.c $(XO_DEC) $(XO_FDES) $(XO_PLAN) xoloader/tools/apply.c $(XO_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/planproof.c $(XO_PLAN) xoloader/tools/apply.c -lelf -lcapstone
+	$(CC) $(XO_CFLAGS) $(XO_LLVM_CFLAGS) -o $@ xoloader/tools/planproof.c $(XO_DEC) $(XO_FDES) $(XO_PLAN) xoloader/tools/apply.c \
+		-lelf -lcapstone $(XO_LLVM_LIBS)
+
+# xodeccov: how many FDE-covered bytes each decoder cannot decode (issue 26).
+XO_DECCOV  := $(BUILD)/host/xodeccov
+$(XO_DECCOV): xoloader/tools/deccov.c $(XO_DEC) $(XO_FDES) xoloader/rule/ehframe.c $(XO_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) $(XO_LLVM_CFLAGS) -o $@ xoloader/tools/deccov.c $(XO_DEC) $(XO_FDES) xoloader/rule/ehframe.c \
+		-lelf -lcapstone $(XO_LLVM_LIBS)
+
+# The host's xoscan: the same source with both decoders (--decoder=), for the
+# before/after of issue 26; the installed and guest xoscan stay capstone-only.
+XO_HSCAN   := $(BUILD)/host/xoscan
+$(XO_HSCAN): xoloader/tools/xoscan.c $(XO_DEC) $(XO_RT) $(XO_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) $(XO_LLVM_CFLAGS) -o $@ $< $(XO_DEC) $(XO_RT) -lcapstone -lelf $(XO_LLVM_LIBS)
 
 # xoplandiff: ref/elfplan.c (libelf) against run/rtplan.c (tests/host/xoload_plandiff.sh).
 XO_PLANDIFF := $(BUILD)/host/xoplandiff
@@ -308,7 +334,7 @@ $(XO_SURVEY): xoloader/tools/survey.c $(XO_PLAN) xoloader/tools/apply.c $(XO_HDR
 	$(CC) $(XO_CFLAGS) -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wl,-z,relro,-z,now -o $@ \
 		xoloader/tools/survey.c $(XO_PLAN) xoloader/tools/apply.c -lelf
 
-host-tools: $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF) $(XO_SURVEY)
+host-tools: $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF) $(XO_SURVEY) $(XO_DECCOV) $(XO_HSCAN)
 
 # The long run: the real xoload binary executed for each mutant (-x), xoscan
 # on every 4th.  Failures are saved under build/fuzz-failures/.  xoload
@@ -460,7 +486,7 @@ $(INST)/jit-demo: $(BUILD)/obj/jit-demo/main.o $(GUEST_LIBS)
 
 # The programs that print XONLY_VERSION (--version) are rebuilt when it changes.
 $(BUILD)/guest/bin/xoload $(INST)/xoload $(BUILD)/guest/lib/xoplan $(INST)/xoplan $(BUILD)/guest/bin/xoscan \
-$(XO_SURVEY) $(BUILD)/host/xoload-main.o $(BUILD)/obj/jit-demo/main.o: packaging/debian/changelog
+$(XO_HSCAN) $(XO_SURVEY) $(BUILD)/host/xoload-main.o $(BUILD)/obj/jit-demo/main.o: packaging/debian/changelog
 
 # make check-host installs into a temporary DESTDIR (tests/host/install.sh):
 # what it installs is built beforehand.

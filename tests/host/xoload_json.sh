@@ -46,6 +46,13 @@ for t in tsv:
     else:
         want.append({"object": "\t".join(t[:-4]), "start": int(t[-4], 16), "end": int(t[-3], 16),
                      "xo": t[-2] == "xo", "why": t[-1]})
+# The json total says what the tsv's four columns do not: what the decoder skipped.
+for j in js:
+    if j.get("scan") == "total":
+        u, d, dec = j.pop("undecodable", None), j.pop("disassembled", None), j.pop("decoder", None)
+        if not (isinstance(u, int) and isinstance(d, int) and 0 <= u <= d and dec in ("capstone", "llvm")):
+            print("scan total without undecodable <= disassembled and a decoder:", u, d, dec)
+            sys.exit(1)
 if js != want:
     print("json:", js[:3], "\nwant:", want[:3])
     sys.exit(1)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # xoplan_proof.sh - the data-in-text rule of elfplan.c against evidence it
 # does not use (xoloader/tools/planproof.c): over every x86-64 ELF object under
-# /usr, capstone sweeps of all FDE-covered code find no RIP-relative load
+# /usr, decoder sweeps (tools/decode.c: LLVM 14, which decodes what
+# capstone 4 rejects) of all FDE-covered code find no RIP-relative load
 # and no lea-then-load into a page the plan makes execute-only, and no
 # well-known constant table (SHA-256/512 K, AES S-box, keccak iotas, the
 # bswap mask) lies in such a page; the FDE walk finds as many FDEs as each

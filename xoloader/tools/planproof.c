@@ -3,11 +3,12 @@
  * planproof - check elfplan's data-in-text rule against evidence it does
  * not use: what the code itself reads (host tool, tests/host/xoplan_proof.sh).
  *
- *   planproof [-v] [--plan] [--all-code] FILE...  (file names on stdin with -)
+ *   planproof [-v] [--plan] [--all-code] [--decoder=capstone|llvm] FILE...  (file names on stdin with -)
  *
  * For each x86-64 ELF object: plan it with elfplan_build(), then
- *  1. disassemble (capstone 4, linear, from each FDE's start to its end:
- *     FDE starts are instruction boundaries) every FDE-covered range and
+ *  1. disassemble (decode.c: LLVM 14 by default where built with it, else
+ *     capstone 4; linear, from each FDE's start to its end: FDE starts are
+ *     instruction boundaries) every FDE-covered range and
  *     the runtime-code sections, and for each RIP-relative memory operand
  *     of an instruction that accesses memory (everything but lea, nop and
  *     prefetch) compute its target: a target in a page the plan makes
@@ -21,7 +22,10 @@
  *  4. count the FDEs the walk found against .eh_frame_hdr's fde_count (the
  *     linker's count): a difference is reported (it shows a walk error).
  * One line per object with a violation (and with -v, per object: "file
- * exec_bytes xo_bytes fdes hdr_count"); a summary line; exit 1 if any
+ * exec_bytes xo_bytes fdes hdr_count"); a summary line, which says how
+ * many bytes went unchecked because the decoder rejected an instruction
+ * ("undecodable N bytes": from the first rejected instruction to the end
+ * of its range; with -v, an "undecodable" line per range); exit 1 if any
  * violation was found.  --plan prints the plan of each file instead;
  * --all-code plans data gaps as code (the old section rule): the checks
  * must then find violations in libcrypto (tests/host/xoplan_proof.sh).
@@ -40,17 +44,24 @@
 #include "../ref/elfplan.h"
 #include "../rule/ehframe.h"
 #include "apply.h"
+#include "decode.h"
+#include "fdes.h"
 
 #define PS 4096
 
-struct fdes { uint64_t (*r)[2]; size_t n, cap; };
-
 static struct plan plan;
+/*
+ * The sweep decodes with @dec; the lea check (2.) follows registers with
+ * capstone's operand detail (@cs), which it asks again for the few
+ * instructions after a lea into an execute-only page.
+ */
+static struct dec *dec;
+static enum dec_backend backend = DEC_DEFAULT;
 static csh cs;
 static cs_insn *insn;
 static bool verbose, all_code;
 static unsigned long files, objects, violations, bad_files, hdr_mismatch, no_plan;
-static unsigned long long all_exec, all_xo, all_insns, unchecked, swept;
+static unsigned long long all_exec, all_xo, all_insns, unchecked, swept, lea_lost;
 
 static const struct { const char *name; uint8_t b[16]; } tables[] = {
 	{ "SHA-256 K", { 0x98, 0x2f, 0x8a, 0x42, 0x91, 0x44, 0x37, 0x71, 0xcf, 0xfb, 0xc0, 0xb5, 0xa5, 0xdb, 0xb5, 0xe9 } },
@@ -68,23 +79,6 @@ static bool xo_at(uint64_t a)
 		if (a >= plan.r[i].start && a < plan.r[i].end)
 			return plan.r[i].xo;
 	return false;
-}
-
-static void fde_add(void *arg, uint64_t lo, uint64_t hi)
-{
-	struct fdes *f = arg;
-
-	if (f->n == f->cap) {
-		f->cap = f->cap ? 2 * f->cap : 1024;
-		f->r = realloc(f->r, f->cap * sizeof(*f->r));
-		if (!f->r) {
-			perror("planproof");
-			exit(2);
-		}
-	}
-	f->r[f->n][0] = lo;
-	f->r[f->n][1] = hi;
-	f->n++;
 }
 
 static void violation(const char *file, const char *what, uint64_t at, uint64_t target)
@@ -161,65 +155,100 @@ static bool is_branch(const cs_insn *in)
 	return false;
 }
 
+/* Capstone's detail of the instruction at @p (@left bytes, address @addr), if it decodes it in @len bytes. */
+static const cs_insn *detail(const uint8_t *p, size_t left, uint64_t addr, unsigned int len)
+{
+	if (!cs_disasm_iter(cs, &p, &left, &addr, insn) || insn->size != len)
+		return NULL;
+	return insn;
+}
+
+/*
+ * Does the decoder's text of the instruction at @p name @reg (its 64-bit
+ * name: an address register) inside a memory operand's brackets?
+ */
+static bool text_uses_as_address(const uint8_t *p, size_t left, uint64_t addr, x86_reg reg)
+{
+	const char *name = cs_reg_name(cs, reg), *b;
+	struct dec_insn in;
+	size_t n;
+
+	if (!name || !dec_one(dec, p, left, addr, &in, 1))
+		return false;
+	n = strlen(name);
+	for (b = strchr(in.text, '['); b; b = strchr(b + 1, '[')) {
+		const char *e = strchr(b, ']'), *q;
+
+		for (q = b + 1; e && q + n <= e; q++)
+			if (!strncmp(q, name, n) && (q[-1] == '[' || q[-1] == ' ') && (q[n] == ']' || q[n] == ' '))
+				return true;
+	}
+	return false;
+}
+
 /* Linear sweep of [lo, hi) (file bytes @code at address @lo). */
 static void sweep(const char *file, const uint8_t *code, uint64_t lo, uint64_t hi)
 {
-	const uint8_t *p = code;
-	size_t left = (size_t)(hi - lo);
-	uint64_t addr = lo;
+	size_t left = (size_t)(hi - lo), pos = 0;
 	x86_reg lea_reg = X86_REG_INVALID;
 	uint64_t lea_at = 0, lea_target = 0;
 	int lea_left = 0;
+	struct dec_insn in;
 
 	swept += left;
-	while (left) {
-		const cs_x86 *x;
+	while (pos < left) {
+		const cs_insn *ci;
 		bool lea, noacc;
-		int k;
 
-		if (!cs_disasm_iter(cs, &p, &left, &addr, insn)) {
+		if (!dec_one(dec, code + pos, left - pos, lo + pos, &in, 0)) {
 			/*
-			 * Undecodable for capstone 4 (it lacks some AVX-512 and newer
-			 * encodings): a resync would guess instruction boundaries,
-			 * and a wrong guess "finds" loads that are not there.  The
-			 * rest of this range goes unchecked, and is counted.
+			 * Undecodable for the decoder (capstone 4 lacks some AVX2,
+			 * AVX-512 and newer encodings): a resync would guess
+			 * instruction boundaries, and a wrong guess "finds" loads
+			 * that are not there.  The rest of this range goes
+			 * unchecked, and is counted.
 			 */
-			unchecked += left;
+			unchecked += left - pos;
+			if (verbose)
+				printf("undecodable\t%s\t%llx\t%llu\n", file, (unsigned long long)(lo + pos),
+				       (unsigned long long)(left - pos));
 			return;
 		}
 		all_insns++;
-		x = &insn->detail->x86;
-		lea = insn->id == X86_INS_LEA;
-		noacc = lea || insn->id == X86_INS_NOP || insn->id == X86_INS_PREFETCH ||
-			insn->id == X86_INS_PREFETCHT0 || insn->id == X86_INS_PREFETCHT1 ||
-			insn->id == X86_INS_PREFETCHT2 || insn->id == X86_INS_PREFETCHNTA ||
-			insn->id == X86_INS_PREFETCHW;
+		lea = in.cls & DEC_LEA;
+		noacc = lea || (in.cls & DEC_NOACCESS);
 		if (lea_left > 0) {
-			if (!lea && !noacc && uses_as_address(insn, lea_reg))
+			ci = detail(code + pos, left - pos, lo + pos, in.len);
+			if (!ci) {
+				/*
+				 * One capstone cannot decode (LLVM did): its text says
+				 * whether it addresses memory with the register; what it
+				 * writes the text does not say, so the follow ends there.
+				 */
+				if (!lea && !noacc && text_uses_as_address(code + pos, left - pos, lo + pos, lea_reg))
+					violation(file, "lea-based access", lea_at, lea_target);
+				else
+					lea_lost++;
+				lea_left = 0;
+			} else if (!lea && !noacc && uses_as_address(ci, lea_reg))
 				violation(file, "lea-based access", lea_at, lea_target), lea_left = 0;
-			else if (is_branch(insn) || writes(insn, lea_reg))
+			else if (is_branch(ci) || writes(ci, lea_reg))
 				lea_left = 0;
 			else
 				lea_left--;
 		}
-		for (k = 0; k < x->op_count; k++) {
-			const cs_x86_op *op = &x->operands[k];
-			uint64_t t;
-
-			if (op->type != X86_OP_MEM || op->mem.base != X86_REG_RIP)
-				continue;
-			t = insn->address + insn->size + (uint64_t)op->mem.disp;
-			if (!xo_at(t))
-				continue;
+		if ((in.cls & DEC_RIPREL) && xo_at(in.rip_target)) {
 			if (!noacc)
-				violation(file, "rip-relative access", insn->address, t);
-			else if (lea && x->operands[0].type == X86_OP_REG) {
-				lea_reg = x->operands[0].reg;
-				lea_at = insn->address;
-				lea_target = t;
+				violation(file, "rip-relative access", lo + pos, in.rip_target);
+			else if (lea && (ci = detail(code + pos, left - pos, lo + pos, in.len)) &&
+				 ci->detail->x86.operands[0].type == X86_OP_REG) {
+				lea_reg = ci->detail->x86.operands[0].reg;
+				lea_at = lo + pos;
+				lea_target = in.rip_target;
 				lea_left = 6;
 			}
 		}
+		pos += in.len;
 	}
 }
 
@@ -302,12 +331,12 @@ static void check(const char *file)
 		if (!name)
 			continue;
 		if (!strcmp(name, ".eh_frame") && (sh.sh_flags & SHF_ALLOC))
-			walked += ehframe_walk(img + sh.sh_offset, sh.sh_size, sh.sh_addr, fde_add, &f);
+			walked += ehframe_walk(img + sh.sh_offset, sh.sh_size, sh.sh_addr, fdes_add, &f);
 		else if (!strcmp(name, ".eh_frame_hdr"))
 			hdr = hdr_count(img + sh.sh_offset, sh.sh_size);
 		else if ((sh.sh_flags & SHF_EXECINSTR) && (!strcmp(name, ".init") || !strcmp(name, ".fini") ||
 			 !strncmp(name, ".plt", 4)))
-			fde_add(&f, sh.sh_addr, sh.sh_addr + sh.sh_size);
+			fdes_add(&f, sh.sh_addr, sh.sh_addr + sh.sh_size);
 	}
 	if (hdr >= 0 && hdr != walked) {
 		hdr_mismatch++;
@@ -315,21 +344,10 @@ static void check(const char *file)
 	}
 	/* Sweep each covered range: addresses to file bytes through the PF_X segments. */
 	for (i = 0; i < f.n; i++) {
-		size_t k, phnum;
+		const uint8_t *code = fdes_bytes(e, img, (uint64_t)st.st_size, f.r[i][0], f.r[i][1]);
 
-		if (elf_getphdrnum(e, &phnum))
-			break;
-		for (k = 0; k < phnum; k++) {
-			GElf_Phdr ph;
-
-			if (!gelf_getphdr(e, k, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-				continue;
-			if (f.r[i][0] >= ph.p_vaddr && f.r[i][1] <= ph.p_vaddr + ph.p_filesz &&
-			    ph.p_offset + ph.p_filesz <= (uint64_t)st.st_size) {
-				sweep(file, img + ph.p_offset + (f.r[i][0] - ph.p_vaddr), f.r[i][0], f.r[i][1]);
-				break;
-			}
-		}
+		if (code)
+			sweep(file, code, f.r[i][0], f.r[i][1]);
 	}
 	/* Known tables in execute-only pages (file bytes of each xo range). */
 	for (r = 0; r < plan.n; r++) {
@@ -368,6 +386,7 @@ out:
 int main(int argc, char **argv)
 {
 	char line[4096];
+	const char *err;
 	bool plan_only = false;
 	int i = 1;
 
@@ -378,8 +397,10 @@ int main(int argc, char **argv)
 			all_code = true;
 		else if (!strcmp(argv[i], "--plan"))
 			plan_only = true;
+		else if (!strncmp(argv[i], "--decoder=", 10) && dec_backend_of(argv[i] + 10) >= 0)
+			backend = (enum dec_backend)dec_backend_of(argv[i] + 10);
 		else {
-			fprintf(stderr, "usage: planproof [-v] [--plan] [--all-code] FILE...|-\n");
+			fprintf(stderr, "usage: planproof [-v] [--plan] [--all-code] [--decoder=capstone|llvm] FILE...|-\n");
 			return 2;
 		}
 	}
@@ -402,6 +423,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "planproof: capstone\n");
 		return 2;
 	}
+	if (!(dec = dec_open(backend, 1, &err))) {
+		fprintf(stderr, "planproof: --decoder=%s: %s\n", dec_name(backend), err);
+		return 2;
+	}
 	for (; i < argc; i++) {
 		if (strcmp(argv[i], "-")) {
 			check(argv[i]);
@@ -414,8 +439,8 @@ int main(int argc, char **argv)
 		}
 	}
 	fflush(stdout);
-	printf("summary\tfiles %lu\tobjects %lu\tunplanned %lu\tinsns %llu\tswept %llu\tunchecked %llu\texec %llu\txo %llu (%.2f%%)\tfdecount-mismatch %lu\tviolations %lu\n",
-	       files, objects, no_plan, all_insns, swept, unchecked, all_exec, all_xo,
+	printf("summary\tdecoder %s\tfiles %lu\tobjects %lu\tunplanned %lu\tinsns %llu\tswept %llu\tundecodable %llu bytes\tlea-unfollowed %llu\texec %llu\txo %llu (%.2f%%)\tfdecount-mismatch %lu\tviolations %lu\n",
+	       dec_name(backend), files, objects, no_plan, all_insns, swept, unchecked, lea_lost, all_exec, all_xo,
 	       all_exec ? 100.0 * (double)all_xo / (double)all_exec : 0.0, hdr_mismatch, violations);
 	(void)bad_files;
 	return violations ? 1 : 0;

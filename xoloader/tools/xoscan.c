@@ -26,7 +26,7 @@
  *     shared object or PIE) and its file offset;
  *   - the section it is in;
  *   - "boundary" if the linear disassembly of that section (from the
- *     section's start, capstone, one byte on after undecodable bytes) has
+ *     section's start, decode.c's decoder, one byte on after undecodable bytes) has
  *     this instruction at that offset (its prefixes included), "inside" if
  *     it lies within or across other instructions (an unaligned gadget), or
  *     "data" if it is not in an SHF_EXECINSTR section (no disassembly).
@@ -34,7 +34,15 @@
  * 0x0f, an opcode byte, ModRM, after at most some prefixes, and a decode
  * starting at the 0x0f finds it too.  Capstone 4 does not know WRPKRU (or
  * RDPKRU): it calls 0f 01 ef invalid, so those bytes are matched directly,
- * also in the linear disassembly.
+ * also in the linear disassembly (decode.c).
+ *
+ * The decoder (decode.h): capstone 4 in the static xoscan; the host build
+ * (build/host/xoscan) has LLVM 14's too, its default, and --decoder=
+ * picks one.  What it cannot decode is counted: the findings do not
+ * depend on it (every byte offset is matched), but "boundary" and
+ * "inside" do, since a linear disassembly that rejects a byte goes on at
+ * the next one and may then be out of step.  The count covers the part of
+ * each section that was disassembled: only as far as the last finding.
  *
  * Output on stdout (xoload hands it its stderr), one line per finding:
  *   human: "xoscan: OBJECT +0xVADDR (file 0xOFF) SECTION BOUNDARY: INSN"
@@ -42,16 +50,16 @@
  *          module runs it: --prefix, which errors take too)
  *   tsv:   "scan\tOBJECT\tVADDR\tOFF\tSECTION\tBOUNDARY\tINSN" (hex, no 0x)
  * and one summary line per object:
- *   human: "xoscan: OBJECT: N found in B executable bytes"
- *   tsv:   "scan-total\tOBJECT\tN\tB"
+ *   human: "xoscan: OBJECT: N found in B executable bytes (undecodable: U of D disassembled bytes)"
+ *   tsv:   "scan-total\tOBJECT\tN\tB" (four columns, as its readers expect)
  *   json (--json, one object a line): {"scan":"finding","object":...,
  *          "vaddr":N,"offset":N,"section":...,"where":...,"insn":...}
- *          and {"scan":"total","object":...,"found":N,"bytes":N}
+ *          and {"scan":"total","object":...,"found":N,"bytes":N,
+ *          "undecodable":U,"disassembled":D,"decoder":"capstone"|"llvm"}
  * Exit status: 0; 1 if a file could not be scanned (one line on stderr,
  * the other files are still scanned): a file the planners' admission
  * (rule/admit.c) refuses is not scanned; 2 usage.
  */
-#include <capstone/capstone.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -66,6 +74,7 @@
 
 #include "../run/report.h"
 #include "../run/rtplan.h"
+#include "decode.h"
 
 #define MAX_SECTS	1024
 
@@ -87,10 +96,11 @@ struct obj {
 	size_t ns;
 	int fmt;		/* HUMAN, TSV, JSON */
 	unsigned long found;
+	uint64_t undec;		/* bytes the linear disassembly could not decode */
 };
 
-static csh cs;
-static cs_insn *insn;
+static struct dec *dec;
+static enum dec_backend backend = DEC_DEFAULT;
 /* Before each human line and error: "xoscan: ", or --prefix's (xoload's "xoload: scan: "). */
 static const char *pfx = "xoscan: ";
 
@@ -100,38 +110,21 @@ static bool is_prefix(uint8_t b)
 	       b == 0x36 || b == 0x3e || b == 0x26 || b == 0x64 || b == 0x65 || (b & 0xf0) == 0x40;
 }
 
-static bool is_pkru_insn(unsigned int id)
-{
-	return id == X86_INS_XRSTOR || id == X86_INS_XRSTOR64 ||
-	       id == X86_INS_XRSTORS || id == X86_INS_XRSTORS64;
-}
-
-/* Capstone 4 calls these invalid; they are 3 bytes, without operands. */
-static const char *pkru_raw(const uint8_t *p, size_t left)
-{
-	if (left >= 3 && p[0] == 0x0f && p[1] == 0x01 && (p[2] == 0xef || p[2] == 0xee))
-		return p[2] == 0xef ? "wrpkru" : "rdpkru";
-	return NULL;
-}
-
-/* Decode one instruction at @p; its size, or 0 if undecodable.  Text in @txt. */
-static size_t decode(const uint8_t *p, size_t left, uint64_t addr, unsigned int *id,
+/*
+ * Decode one instruction at @p; its size, or 0 if undecodable.  *@pkru:
+ * whether it can set PKRU (decode.h's DEC_PKRU).  Its text in @txt.
+ */
+static size_t decode(const uint8_t *p, size_t left, uint64_t addr, bool *pkru,
 		     char *txt, size_t txtlen)
 {
-	const char *raw = pkru_raw(p, left);
+	struct dec_insn in;
 
-	if (raw) {
-		*id = 0;
-		if (txt)
-			snprintf(txt, txtlen, "%s", raw);
-		return 3;
-	}
-	if (!cs_disasm_iter(cs, &p, &left, &addr, insn))
+	if (!dec_one(dec, p, left, addr, &in, txt != NULL))
 		return 0;
-	*id = insn->id;
+	*pkru = in.cls & DEC_PKRU;
 	if (txt)
-		snprintf(txt, txtlen, "%s%s%s", insn->mnemonic, insn->op_str[0] ? " " : "", insn->op_str);
-	return insn->size;
+		snprintf(txt, txtlen, "%s", in.text);
+	return in.len;
 }
 
 /*
@@ -144,15 +137,17 @@ static const uint8_t *starts_of(struct obj *o, struct sect *s, uint64_t upto)
 {
 	uint64_t len = s->end - s->off;
 	const uint8_t *buf = o->img + s->off;
-	unsigned int id;
+	bool pkru;
 
 	if (!s->starts && !(s->starts = calloc(len / 8 + 1, 1)))
 		return NULL;
 	while (s->done < len && s->done <= upto) {
-		size_t n = decode(buf + s->done, len - s->done, s->done, &id, NULL, 0);
+		size_t n = decode(buf + s->done, len - s->done, s->done, &pkru, NULL, 0);
 
 		if (n)
 			s->starts[s->done / 8] |= (uint8_t)(1u << (s->done % 8));
+		else
+			o->undec++;
 		s->done += n ? n : 1;
 	}
 	return s->starts;
@@ -214,7 +209,7 @@ static void scan_window(struct obj *o, const uint8_t *b, uint64_t off, uint64_t 
 		struct sect *s;
 		const char *where = "data", *sname;
 		char txt[256];
-		unsigned int id;
+		bool pkru;
 		size_t n;
 
 		if (b[pos] != 0x0f)
@@ -224,8 +219,8 @@ static void scan_window(struct obj *o, const uint8_t *b, uint64_t off, uint64_t 
 		} else if ((b[pos + 1] == 0xae && (b[pos + 2] & 0x38) == 0x28 && b[pos + 2] < 0xc0) ||
 			   (b[pos + 1] == 0xc7 && (b[pos + 2] & 0x38) == 0x18 && b[pos + 2] < 0xc0)) {
 			/* 0f ae /5 and 0f c7 /3 with a memory operand; capstone decides */
-			n = decode(b + pos, len - pos, vaddr + pos, &id, txt, sizeof(txt));
-			if (!n || !is_pkru_insn(id))
+			n = decode(b + pos, len - pos, vaddr + pos, &pkru, txt, sizeof(txt));
+			if (!n || !pkru)
 				continue;
 		} else {
 			continue;
@@ -246,8 +241,8 @@ static void scan_window(struct obj *o, const uint8_t *b, uint64_t off, uint64_t 
 					 * Prefixed: the linear instruction at j must be this
 					 * one, prefixes and all; report it whole.
 					 */
-					if (j < fo && !((n = decode(b + (j - off), len - (j - off), 0, &id, t2,
-								     sizeof(t2))) > fo - j && is_pkru_insn(id)))
+					if (j < fo && !((n = decode(b + (j - off), len - (j - off), 0, &pkru, t2,
+								     sizeof(t2))) > fo - j && pkru))
 						break;
 					if (j < fo)
 						snprintf(txt, sizeof(txt), "%s", t2);
@@ -273,7 +268,7 @@ static int scan_image(const uint8_t *img, uint64_t size, const char *name, int f
 	GElf_Ehdr eh;
 	Elf_Scn *scn = NULL;
 	size_t phnum, shstrndx, i;
-	uint64_t bytes = 0, ps = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t bytes = 0, dis = 0, ps = (uint64_t)sysconf(_SC_PAGESIZE);
 	Elf *e;
 
 	for (i = 0; i < o.ns; i++)
@@ -325,15 +320,20 @@ static int scan_image(const uint8_t *img, uint64_t size, const char *name, int f
 		scan_window(&o, img + lo, lo, hi - lo, ph.p_vaddr - (ph.p_offset - lo));
 		bytes += hi - lo;
 	}
+	for (i = 0; i < o.ns; i++)
+		dis += o.s[i].done;
 	if (fmt == JSON) {
 		printf("{\"scan\":\"total\",\"object\":");
 		json_put(name);
-		printf(",\"found\":%lu,\"bytes\":%llu}\n", o.found, (unsigned long long)bytes);
+		printf(",\"found\":%lu,\"bytes\":%llu,\"undecodable\":%llu,\"disassembled\":%llu,\"decoder\":\"%s\"}\n",
+		       o.found, (unsigned long long)bytes, (unsigned long long)o.undec, (unsigned long long)dis,
+		       dec_name(backend));
 	} else if (fmt == TSV)
 		printf("scan-total\t%s\t%lu\t%llu\n", name, o.found, (unsigned long long)bytes);
 	else
-		printf("%s%s: %lu found in %llu executable bytes\n", pfx, rt_safe(name), o.found,
-		       (unsigned long long)bytes);
+		printf("%s%s: %lu found in %llu executable bytes (undecodable: %llu of %llu disassembled bytes)\n",
+		       pfx, rt_safe(name), o.found, (unsigned long long)bytes, (unsigned long long)o.undec,
+		       (unsigned long long)dis);
 	fflush(stdout);
 	elf_end(e);
 	return 0;
@@ -446,7 +446,7 @@ static int scan_vdso(const char *tag, int fmt)
 #endif
 
 static const char usage[] =
-"usage: xoscan [--tsv|--json] [--tag=TAG] [--prefix=PREFIX] FILE|[vdso]...\n"
+"usage: xoscan [--tsv|--json] [--decoder=capstone|llvm] [--tag=TAG] [--prefix=PREFIX] FILE|[vdso]...\n"
 "\n"
 "Find the instructions that can change PKRU - WRPKRU, XRSTOR, XRSTOR64,\n"
 "XRSTORS, XRSTORS64 - in the bytes the executable segments of each ELF\n"
@@ -459,6 +459,9 @@ static const char usage[] =
 "options:\n"
 "  --tsv           tab-separated values\n"
 "  --json          one JSON object per line\n"
+"  --decoder=NAME  the linear disassembly's decoder: capstone, or llvm where\n"
+"                  built with it (the host build's default); the total line\n"
+"                  says how many bytes it could not decode\n"
 "  --tag=TAG       put TAG before each object's name\n"
 "  --prefix=PREFIX begin human lines and errors with PREFIX instead of\n"
 "                  'xoscan: ' (xoload passes 'xoload: scan: ')\n"
@@ -471,7 +474,7 @@ static const char usage[] =
 
 int main(int argc, char **argv)
 {
-	const char *tag = "";
+	const char *tag = "", *err;
 	int fmt = HUMAN, i, ret = 0;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -479,6 +482,8 @@ int main(int argc, char **argv)
 			fmt = TSV;
 		else if (!strcmp(argv[i], "--json"))
 			fmt = JSON;
+		else if (!strncmp(argv[i], "--decoder=", 10) && dec_backend_of(argv[i] + 10) >= 0)
+			backend = (enum dec_backend)dec_backend_of(argv[i] + 10);
 		else if (!strncmp(argv[i], "--tag=", 6))
 			tag = argv[i] + 6;
 		else if (!strncmp(argv[i], "--prefix=", 9))
@@ -503,8 +508,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	elf_version(EV_CURRENT);
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK || !(insn = cs_malloc(cs))) {
-		fprintf(stderr, "%scannot open capstone\n", pfx);
+	if (!(dec = dec_open(backend, 0, &err))) {
+		fprintf(stderr, "%s--decoder=%s: %s\n", pfx, dec_name(backend), err);
 		return 1;
 	}
 	for (; i < argc; i++)
