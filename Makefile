@@ -148,7 +148,8 @@ XO_XOPLAN  := xoloader/tools/xoplan.c xoloader/tools/deps.c xoloader/tools/apply
 # -fno-tree-loop-distribute-patterns: no memset() call made of its memset().
 XO_FREE_FLAGS := -nostdlib -ffreestanding -fno-builtin -fno-stack-protector -fPIE -static-pie \
               -fvisibility=hidden -fno-tree-loop-distribute-patterns -fno-asynchronous-unwind-tables \
-              -Wl,-z,separate-code -Wl,--no-undefined -Wl,-z,norelro -Wl,--build-id=none
+              -Wl,-z,separate-code -Wl,--no-undefined -Wl,-z,norelro -Wl,--build-id=none \
+              -Wl,-z,nopack-relative-relocs
 # check_free FILE: what XO_FREE_FLAGS promise, checked on the linked file.
 check_free = ! readelf -lW $(1) | grep -q INTERP || { echo "$(1): has PT_INTERP" >&2; exit 1; }; \
 	! readelf -d $(1) | grep -q NEEDED || { echo "$(1): has DT_NEEDED" >&2; exit 1; }; \

@@ -15,7 +15,7 @@
  */
 int rt_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int rt_vfmt(char *buf, size_t len, const char *fmt, va_list ap);
-/* glibc's text for the errnos the run path can meet, else "error N". */
+/* glibc's text for @err, else "Unknown error N", as strerror(3). */
 const char *rt_strerror(int err);
 
 #endif

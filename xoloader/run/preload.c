@@ -65,7 +65,7 @@ static void say(const char *s)
 
 struct opts {
 	unsigned int flags;		/* XOF_* for the audit module */
-	bool kernel, analysis;
+	bool kernel;
 	const char *argv0, *audit;
 	int prog;			/* argv index of PROG */
 };
@@ -80,14 +80,16 @@ static const struct { const char *name; int arg; char id; } options[] = {
 };
 #define NOPTIONS ((int)(sizeof(options) / sizeof(options[0])))
 
-static void __attribute__((noreturn)) usage_error(const char *argv0, const char *fmt, const char *what)
+/* getopt_long's complaint, "ARGV0: BEFORE WHAT AFTER", then the usage line: status 2. */
+static void __attribute__((noreturn)) usage_error(const char *argv0, const char *before, const char *what,
+						  const char *after)
 {
-	static char msg[PATH_MAX + 200];
+	const char *part[] = { argv0 ? argv0 : "xoload", ": ", before, what, after,
+			       "\nusage: xoload [OPTIONS] PROG [ARGS...]  (see --help)\n" };
+	size_t i;
 
-	rt_fmt(msg, sizeof(msg), fmt, argv0, what);
-	rt_write(2, msg, rt_strlen(msg));
-	rt_fmt(msg, sizeof(msg), "usage: xoload [OPTIONS] PROG [ARGS...]  (see --help)\n");
-	rt_write(2, msg, rt_strlen(msg));
+	for (i = 0; i < sizeof(part) / sizeof(part[0]); i++)
+		rt_write(2, part[i], rt_strlen(part[i]));
 	rt_exit_group(2);
 }
 
@@ -101,7 +103,7 @@ static int long_option(char **argv, int *i, const char **val)
 	while (*eq && *eq != '=')
 		eq++;
 	n = (size_t)(eq - a);
-	for (k = 0; k < NOPTIONS && n; k++) {
+	for (k = 0; k < NOPTIONS; k++) {
 		if (rt_strncmp(options[k].name, a, n))
 			continue;
 		if (rt_strlen(options[k].name) == n) {
@@ -113,21 +115,31 @@ static int long_option(char **argv, int *i, const char **val)
 		matches++;
 	}
 	if (matches == 0)
-		usage_error(argv[0], "%s: unrecognized option '%s'\n", argv[*i]);
-	if (matches > 1)
-		usage_error(argv[0], "%s: option '%s' is ambiguous\n", argv[*i]);
+		usage_error(argv[0], "unrecognized option '", argv[*i], "'");
+	if (matches > 1) {
+		/* glibc's words: the option, then each one it could be. */
+		static char list[512];
+		size_t l = (size_t)rt_fmt(list, sizeof(list), "' is ambiguous; possibilities:");
+
+		for (k = 0; k < NOPTIONS && l < sizeof(list); k++)
+			if (!rt_strncmp(options[k].name, a, n))
+				l += (size_t)rt_fmt(list + l, sizeof(list) - l, " '--%s'", options[k].name);
+		usage_error(argv[0], "option '", argv[*i], list);
+	}
 	*val = *eq ? eq + 1 : NULL;
 	if (*val && options[found].arg == OPT_NONE)
-		usage_error(argv[0], "%s: option '--%s' doesn't allow an argument\n", options[found].name);
+		usage_error(argv[0], "option '--", options[found].name, "' doesn't allow an argument");
 	if (!*val && options[found].arg == OPT_REQUIRED) {
 		if (!argv[*i + 1])
-			usage_error(argv[0], "%s: option '--%s' requires an argument\n", options[found].name);
+			usage_error(argv[0], "option '--", options[found].name, "' requires an argument");
 		*val = argv[++*i];
 	}
 	return options[found].id;
 }
 
-static void parse_options(int argc, char **argv, struct opts *o)
+static void __attribute__((noreturn)) run_analysis(char **argv, char **envp);
+
+static void parse_options(int argc, char **argv, char **envp, struct opts *o)
 {
 	int i;
 
@@ -149,13 +161,12 @@ static void parse_options(int argc, char **argv, struct opts *o)
 				rt_exit_group(0);
 			}
 			c[0] = a[1];
-			usage_error(argv[0], "%s: invalid option -- '%s'\n", c);
+			usage_error(argv[0], "invalid option -- '", c, "'");
 		}
 		id = long_option(argv, &i, &val);
 		switch (id) {
 		case 'r': case 'p': case 'S': case 'D':
-			o->analysis = true;	/* xoplan's: it checks them */
-			break;
+			run_analysis(argv, envp);	/* xoplan's: it parses them all again, with getopt */
 		case 's': o->flags |= XOF_STRICT; break;
 		case 'P': o->flags |= XOF_PERMISSIVE; break;
 		case 'n': o->flags |= XOF_NO_INHERIT; break;
@@ -208,9 +219,7 @@ static void __attribute__((noreturn)) xoload(int argc, char **argv, char **envp)
 	if (run_env(XOLOAD_TIMES_ENV))
 		o.flags |= XOF_TIMES;
 	STEP(&o, "start");
-	parse_options(argc, argv, &o);
-	if (o.analysis)
-		run_analysis(argv, envp);
+	parse_options(argc, argv, envp, &o);
 	if (o.prog >= argc)
 		die(2, "no program given (see --help)");
 	/* The kernel maps everything: nothing of xoload's own machinery applies. */
@@ -238,7 +247,7 @@ static void __attribute__((noreturn)) xoload(int argc, char **argv, char **envp)
 	STEP(&o, "planned");
 	refuse_privileged(&prog);
 	need_pkeys();
-	if (o.audit)
+	if (o.audit && *o.audit)	/* --audit= is the default, as it was */
 		rt_strlcpy(audit_path, o.audit, sizeof(audit_path));
 	else
 		next_to_self(audit_path, XO_AUDIT_FROM_XOLOAD, XOLOAD_AUDIT_DEFAULT);
@@ -293,6 +302,8 @@ void xo_start(uint64_t *sp)
 	char **argv = (char **)(sp + 1);
 
 	relocate_self();
+	/* Nothing that reads relocated data may move above the stores. */
+	__asm__ volatile("" ::: "memory");
 	xoload(argc, argv, argv + argc + 1);
 }
 

@@ -251,7 +251,7 @@ static bool resolve(const char *path, char *out)
 	rt_fmt(fdlink, sizeof(fdlink), "/proc/self/fd/%d", (int)fd);
 	n = rt_syscall(RT_NR_readlink, fdlink, out, PATH_MAX - 1);
 	rt_close((int)fd);
-	if (n <= 0 || *out != '/')
+	if (n <= 0 || n >= PATH_MAX - 1 || *out != '/')
 		return false;
 	out[n] = 0;
 	return true;
@@ -417,8 +417,13 @@ void prepare_handover(unsigned int flags)
 	static char abs[PATH_MAX];
 	int m;
 
+	/* Resolved as realpath(3) would; without /proc, absolute at least. */
 	if (resolve(prog_path, abs))
 		rt_fmt(prog_env, sizeof(prog_env), "%s=%s", XOLOAD_PROG_ENV, abs);
+	else if (*prog_path == '/')
+		rt_fmt(prog_env, sizeof(prog_env), "%s=%s", XOLOAD_PROG_ENV, prog_path);
+	else if (rt_syscall(RT_NR_getcwd, abs, sizeof(abs), 0) > 0 && *abs == '/')
+		rt_fmt(prog_env, sizeof(prog_env), "%s=%s/%s", XOLOAD_PROG_ENV, abs, prog_path);
 	gate.permissive = !!(flags & XOF_PERMISSIVE);
 	m = rt_fmt(gate.msg, sizeof(gate.msg),
 		   flags & XOF_PERMISSIVE ?
@@ -477,7 +482,12 @@ int scan_run(const char *xoscan, const char *tag, const char *fmtopt, const char
 		rt_syscall(RT_NR_exit, 127, 0, 0);
 	}
 	if (pid < 0) {
-		dief(126, "scan: cannot run %s: %s", xoscan, rt_strerror((int)-pid));
+		static char msg[PATH_MAX + 100];
+
+		/* As posix_spawn's failure was: a line, and PROG runs. */
+		rt_fmt(msg, sizeof(msg), "cannot run %s: %s", xoscan, rt_strerror((int)-pid));
+		line("xoload: scan: ", msg);
+		return -1;
 	}
 	while ((r = rt_syscall6(RT_NR_wait4, pid, (long)&st, 0, 0, 0, 0)) < 0) {
 		static char msg[PATH_MAX * 2 + 100];
@@ -511,7 +521,8 @@ static size_t build_env(char **envp, char **out, bool with_prog)
 		if (!rt_strncmp(envp[i], "LD_AUDIT=", 9)) {
 			if (audit_done || !*audit_env)
 				continue;
-			if (rt_strcmp(envp[i] + 9, audit_path) && rt_strncmp(envp[i] + 9, audit_path, n))
+			/* Ours already first ("ours" or "ours:theirs"): keep it as it is. */
+			if (rt_strncmp(envp[i] + 9, audit_path, n) || (envp[i][9 + n] && envp[i][9 + n] != ':'))
 				rt_fmt(audit_env, sizeof(audit_env), "LD_AUDIT=%s:%s", audit_path, envp[i] + 9);
 			out[k++] = audit_env;
 			audit_done = true;
@@ -671,7 +682,7 @@ void handover(uint64_t entry, int argc, char **argv, char **envp, unsigned int f
 				 "xor %%edx, %%edx\n\t"
 				 "xor %%ebp, %%ebp\n\t"
 				 "jmp *%1"
-				 : : "r"(blk), "r"(entry) : "memory");
+				 : : "c"(blk), "a"(entry) : "memory");
 		__builtin_unreachable();
 	}
 }

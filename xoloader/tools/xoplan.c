@@ -219,6 +219,13 @@ int main(int argc, char **argv, char **envp)
 	int c, rc;
 
 	run_init(envp);
+	{
+		/* A re-exec of /proc/self/exe under --report or --scan lands here. */
+		char **nv = calloc((size_t)argc + 4, sizeof(*nv)), **re = nv ? reexec_args(&argc, argv, nv) : NULL;
+
+		if (re)
+			argv = re;
+	}
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r':

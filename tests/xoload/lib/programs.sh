@@ -147,6 +147,10 @@ want=3 same "a C program that re-execs /proc/self/exe" "\$X $L/selfexec A"
 out=$($XO $L/selfexec where); st=$?
 [ "$st" = 3 ] && [ "$out" = "$(printf 'selfexec child: where B\nunder xoload: yes')" ]
 ok $? "/proc/self/exe re-exec under xoload runs the program under xoload again, with its arguments (status $st: $(echo $out))"
+# The same under --report, which xoload hands to xoplan: the re-exec lands there.
+out=$($XO --report=tsv $L/selfexec where 2>/dev/null); st=$?
+[ "$st" = 3 ] && [ "$out" = "$(printf 'selfexec child: where B\nunder xoload: yes')" ]
+ok $? "... and under --report (xoplan): the program again, not its arguments taken for options (status $st: $(echo $out))"
 
 fi
 if [ "$group" = openssl ]; then
