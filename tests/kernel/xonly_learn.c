@@ -49,7 +49,9 @@
  *    logged at offset 0.
  * With xonly=on every process is at level 1: SET 3 is EPERM and the rest
  * is skipped.  With xonly=learn this process is in learn mode from the
- * start (GET 3) and the same checks hold.  Skipped without PKU.
+ * start (GET 3), the kernel said so at boot, init's Xonly: is 3, and the
+ * same checks hold.  Without PKU SET 3 is EOPNOTSUPP and the rest is
+ * skipped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -353,6 +355,11 @@ static void learn_child(void *arg)
 	free(lines);
 }
 
+static bool names_learn_boot(const char *line)
+{
+	return strstr(line, "xonly=learn: file-backed code of every process is execute-only") != NULL;
+}
+
 /* child_status(): the same reader() at level 1, with SIGSEGV's default action. */
 static int level1_child(void *arg)
 {
@@ -430,6 +437,13 @@ int main(int argc, char **argv)
 	}
 	tap_ok(r == 0 || (r == LEARN && cmdline_has("xonly=learn")), "PR_GET_XONLY is %d (%s)", r,
 	       r == LEARN ? "xonly=learn" : "a plain boot");
+	if (cmdline_has("xonly=learn")) {
+		const char *line = klog_line(names_learn_boot);
+
+		tap_ok(line != NULL, "xonly=learn: the kernel says so (%s)", line ? line : "no line");
+		r = proc_status_int(1, "Xonly");
+		tap_ok(r == LEARN, "xonly=learn: init (pid 1) is in learn mode, Xonly: %d", r);
+	}
 	len = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
 	if (len <= 0)
 		tap_bail("setup: readlink /proc/self/exe: %s", errname(errno));
