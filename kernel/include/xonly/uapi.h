@@ -61,11 +61,28 @@
 #define XONLY_PR_SET_XONLY	0x584f0001
 #define XONLY_PR_GET_XONLY	0x584f0002
 
+/*
+ * Learn mode (kernel/patches/KVER/0030): prctl(XONLY_PR_SET_XONLY,
+ * XONLY_PR_XONLY_LEARN, 0, 0, 0) is xonly mode, except that a data read
+ * by user mode of file-backed code that xonly mode made execute-only does
+ * not raise SIGSEGV: the kernel makes that page readable (key 0) in this
+ * address space, logs "xonly learn: comm=... pid=... file=... offset=...
+ * size=... ip_file=... ip_offset=..." and runs the instruction again.
+ * XONLY_PR_GET_XONLY returns XONLY_PR_XONLY_LEARN then.  fork() and
+ * execve() keep it; XONLY_PR_SET_XONLY 1 ends it for xonly mode; asking
+ * for it in xonly mode is EPERM, without protection keys EOPNOTSUPP.  The
+ * boot parameter xonly=learn sets it for every process.
+ */
+#define XONLY_PR_XONLY_LEARN	3
+
 #if defined(PR_SET_XONLY) && PR_SET_XONLY != XONLY_PR_SET_XONLY
 #error "PR_SET_XONLY from the kernel headers disagrees with xonly/uapi.h"
 #endif
 #if defined(PR_GET_XONLY) && PR_GET_XONLY != XONLY_PR_GET_XONLY
 #error "PR_GET_XONLY from the kernel headers disagrees with xonly/uapi.h"
+#endif
+#if defined(PR_XONLY_LEARN) && PR_XONLY_LEARN != XONLY_PR_XONLY_LEARN
+#error "PR_XONLY_LEARN from the kernel headers disagrees with xonly/uapi.h"
 #endif
 
 #endif /* XONLY_UAPI_H */
