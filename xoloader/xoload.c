@@ -608,6 +608,7 @@ static void __attribute__((noreturn)) run_kernel_mode(char **argv, char **envp)
 	char err[PATH_MAX + 200], **env;
 	size_t envc = 0, i, k = 0;
 	bool audit_done = false;
+	int level;
 
 	/*
 	 * The audit module goes into LD_AUDIT (ours first, the user's kept):
@@ -636,7 +637,18 @@ static void __attribute__((noreturn)) run_kernel_mode(char **argv, char **envp)
 		env[k++] = audit_env;
 	env[k] = NULL;
 	envp = env;
-	if (prctl(XONLY_PR_SET_XONLY, 1, 0, 0, 0)) {
+	/*
+	 * Level 1, or the level the process has (xonly=strict: 2, which cannot
+	 * be lowered).  PR_XONLY_EXEC_CARVE lets PROG and its descendants keep
+	 * the carve-out at the strict level, where pkey_mprotect() of their
+	 * code is refused otherwise; a kernel without the strict level refuses
+	 * the flag (EINVAL), and does not need it.
+	 */
+	level = prctl(XONLY_PR_GET_XONLY, 0, 0, 0, 0);
+	if (level < 1)
+		level = 1;
+	if (prctl(XONLY_PR_SET_XONLY, level, XONLY_PR_XONLY_EXEC_CARVE, 0, 0) &&
+	    (errno != EINVAL || prctl(XONLY_PR_SET_XONLY, level, 0, 0, 0))) {
 		snprintf(err, sizeof(err),
 			 "--kernel: prctl(PR_SET_XONLY): %s (EINVAL: this kernel has no xonly exec mode, see xonly(7))",
 			 strerror(errno));
