@@ -757,9 +757,12 @@ static void row_thread(int wfd)
 	pthread_t t;
 
 	thread_wfd = wfd;
-	if (pipe(go) || pthread_create(&t, NULL, thread_gadget, NULL))
+	/* thread_rfd before the thread starts: it reads it at once */
+	if (pipe(go))
 		_exit(90);
 	thread_rfd = go[0];
+	if (pthread_create(&t, NULL, thread_gadget, NULL))
+		_exit(90);
 	if (!enter_level() || !(thread_code = map_code(&thread_key)) || write(go[1], "g", 1) != 1)
 		_exit(90);
 	pthread_join(t, NULL);
