@@ -51,7 +51,7 @@ help:
 	@echo 'variables: KVER=6.1|6.12  PATCHES=kernel/patches|none  KSRC=tree-or-tarball'
 	@echo '           XONLY_ACCEL=tcg|kvm (default: kvm -cpu host where /dev/kvm and PKU are there, else tcg -cpu max)'
 	@echo '           T=pattern (run only tests whose path matches)'
-	@echo '           XONLY_ON=0 NOPKU=0 (make check: leave the xonly=on, the nopku boot out)'
+	@echo '           XONLY_ON=0 XONLY_STRICT=0 NOPKU=0 (make check: leave the xonly=on, the xonly=strict, the nopku boot out)'
 	@echo '           PREFIX DESTDIR BINDIR LIBDIR LIBEXECDIR MANDIR INCLUDEDIR (make install)'
 	@echo '           SURVEY_DIRS=$(SURVEY_DIRS) (make survey, make bench)  FUZZ_N FUZZ_SEED (make fuzz)'
 	@echo 'environment: XONLY_CACHE (kernel cache, ~/.cache/xonly)  XONLY_WORK (unpacked trees,'
@@ -75,7 +75,7 @@ JIT_LIB      := $(BUILD)/obj/libjit.a
 TEST_LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/lib/*.c))
 JIT_LIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out jit-demo/main.c,$(wildcard jit-demo/*.c)))
 TEST_SRC     := $(wildcard tests/*/*.c)
-TEST_SRC     := $(filter-out tests/lib/% tests/compat32/%,$(TEST_SRC))
+TEST_SRC     := $(filter-out tests/lib/% tests/compat32/% tests/bench/%,$(TEST_SRC))
 TEST_BIN     := $(patsubst tests/%.c,$(BUILD)/guest/tests/%,$(TEST_SRC))
 DEMO_BIN     := $(patsubst demo/%.c,$(BUILD)/guest/bin/%,$(wildcard demo/*.c))
 JIT_BIN      := $(if $(wildcard jit-demo/main.c),$(BUILD)/guest/bin/jit-demo)
@@ -360,6 +360,14 @@ $(COMPAT32): $(BUILD)/guest/tests/compat32/%: tests/compat32/%.c $(TEST32_OBJ) $
 	@mkdir -p $(@D)
 	$(CC32) $(CFLAGS) -o $@ $< $(TEST32_OBJ) $(LDFLAGS)
 
+# tests/bench/NAME.c -> /xonly/bench.d/NAME: static benchmarks of the kernel
+# series (make bench), with the test headers
+KERN_BENCH := $(patsubst tests/bench/%.c,$(BUILD)/guest/bench.d/%,$(wildcard tests/bench/*.c))
+
+$(KERN_BENCH): $(BUILD)/guest/bench.d/%: tests/bench/%.c $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -static -o $@ $<
+
 # tests/kernel/lib/NAME.c -> /xonly/lib/kernel/NAME: dynamically linked helpers
 # that kernel tests exec (not tests themselves: the runner does not start them)
 KERN_HELPERS := $(patsubst tests/kernel/lib/%.c,$(BUILD)/guest/lib/kernel/%,$(wildcard tests/kernel/lib/*.c))
@@ -538,7 +546,7 @@ deb: deps $(DEB)
 
 
 # --- make guest: every program of the VM image, from the lists above ---------
-guest: $(TEST_BIN) $(COMPAT32) $(DEMO_BIN) $(JIT_BIN) $(XO_GUEST) $(XO_BENCH) $(KERN_HELPERS) $(HARNESS) \
+guest: $(TEST_BIN) $(COMPAT32) $(DEMO_BIN) $(JIT_BIN) $(XO_GUEST) $(XO_BENCH) $(KERN_BENCH) $(KERN_HELPERS) $(HARNESS) \
        $(DEB_GUEST) $(DEB_TESTS)
 
 

@@ -22,7 +22,7 @@ tmp=$(mktemp -d /tmp/xo-check-hw.XXXXXX); trap 'rm -rf "$tmp"' EXIT
 
 # --- the lists cover every guest test, once ------------------------------------
 names=$(cd "$top/tests" && {
-	for f in */*.c; do case "$f" in lib/*|*/lib/*) continue ;; esac; echo "${f%.c}"; done
+	for f in */*.c; do case "$f" in lib/*|*/lib/*|bench/*) continue ;; esac; echo "${f%.c}"; done
 	for f in xoload/dyn/*.c; do f=${f##*/}; echo "xoload/${f%.c}"; done
 	for f in xoload/*.sh harness/*.sh deb/*.sh; do echo "${f%.sh}"; done
 } | sort)

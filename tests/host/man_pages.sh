@@ -94,7 +94,7 @@ for e in EBADF EINTR EINVAL ENOSYS; do
 done
 printf '%s\n' "$t2" | grep -q 'use syscall(2) with the numbers from <xonly/uapi.h>'
 ok $? "pkey_get(2) says: not in glibc, use syscall(2) with the numbers from <xonly/uapi.h>"
-for n in XONLY_PR_SET_XONLY XONLY_PR_GET_XONLY; do
+for n in XONLY_PR_SET_XONLY XONLY_PR_GET_XONLY XONLY_PR_XONLY_STRICT XONLY_PR_XONLY_EXEC_CARVE; do
 	v=$(num $n)
 	printf '%s\n' "$t7" | grep -q "$n ($v)"
 	ok $? "xonly(7) gives $n as $v, as uapi.h does"
@@ -103,7 +103,7 @@ for e in EINVAL EOPNOTSUPP ENOSPC EPERM EIO; do
 	printf '%s\n' "$t7" | grep -qw "$e"
 	ok $? "xonly(7) documents $e"
 done
-for w in 'xonly=on' 'Xonly:' '/proc/pid/mem' 'What execute-only code does not stop'; do
+for w in 'xonly=on' 'xonly=strict' 'Xonly:' '/proc/pid/mem' 'What execute-only code does not stop'; do
 	printf '%s\n' "$t7" | grep -qF "$w"
 	ok $? "xonly(7) covers '$w'"
 done

@@ -126,7 +126,7 @@ static void two_threads(void *arg)
 	       errname(err_of(r)));
 
 	if (how == BY_PRCTL) {
-		r = xonly_set(1, 0, 0, 0);
+		r = xonly_enter();
 		tap_ok(r == 0, "A: PR_SET_XONLY 1 -> 0 (got %d, %s)", r, errname(err_of(r)));
 		p = mmap(NULL, page_size(), PROT_READ | PROT_EXEC, MAP_PRIVATE, self_fd, 0);
 		if (p == MAP_FAILED)

@@ -11,7 +11,7 @@
  *  - finding 8: xonly=on on the command line was warned about (a kernel
  *    log line naming xonly and the missing PKU) and stayed off: the test
  *    and pid 1 start with GET 0 and Xonly: 0, and busybox's text is r-xp;
- *  - finding 3: PR_SET_XONLY 1 fails EOPNOTSUPP, and afterwards GET is 0
+ *  - finding 3: PR_SET_XONLY 1 (and 2, the strict level) fails EOPNOTSUPP, and afterwards GET is 0
  *    and /proc/self/status says Xonly: 0; a file PROT_READ|PROT_EXEC
  *    mmap() is r-xp and reads;
  *  - the kernel claims no protection it does not give: if GET or Xonly:
@@ -100,6 +100,11 @@ int main(void)
 	r = xonly_set(1, 0, 0, 0);
 	e = r < 0 ? errno : 0;
 	tap_ok(r == -1 && e == EOPNOTSUPP, "PR_SET_XONLY 1 without PKU -> EOPNOTSUPP (got %d, %s)", r, errname(e));
+	errno = 0;
+	r = xonly_set(2, 0, 0, 0);
+	e = r < 0 ? errno : 0;
+	tap_ok(r == -1 && e == EOPNOTSUPP, "PR_SET_XONLY 2 (strict) without PKU -> EOPNOTSUPP (got %d, %s)", r,
+	       errname(e));
 	get = xonly_get(0, 0, 0, 0);
 	status = proc_status_int(getpid(), "Xonly");
 	tap_ok(get == 0 && status == 0, "after it GET %d, status Xonly: %d (want 0, 0)", get, status);

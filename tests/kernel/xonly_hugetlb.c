@@ -146,7 +146,7 @@ static void in_xonly_mode(void *arg)
 	int r, fd;
 
 	(void)arg;
-	r = xonly_set(1, 0, 0, 0);
+	r = xonly_enter();
 	if (!tap_ok(r == 0, "setup: PR_SET_XONLY 1 (got %d, %s)", r, errname(err_of(r))))
 		return;
 	want_readable("xonly mode, MAP_PRIVATE|MAP_ANONYMOUS|MAP_HUGETLB mmap(PROT_READ|PROT_EXEC)",

@@ -106,7 +106,7 @@ static void mlock_case(void *arg)
 
 	snprintf(what, sizeof(what), "%s, %s", mode_name[c->mode], op_name[c->op]);
 	if (c->mode == XONLY_MODE) {
-		r = xonly_set(1, 0, 0, 0);
+		r = xonly_enter();
 		if (!tap_ok(r == 0, "setup: PR_SET_XONLY 1 (got %d, %s)", r, errname(err_of(r))))
 			return;
 	}

@@ -185,8 +185,8 @@ static const struct prctl_case {
 } einval[] = {
 	{ XONLY_PR_GET_XONLY, { 1, 0, 0, 0 }, "PR_GET_XONLY with arg2 = 1" },
 	{ XONLY_PR_GET_XONLY, { 0, 0, 0, 1 }, "PR_GET_XONLY with arg5 = 1" },
-	{ XONLY_PR_SET_XONLY, { 2, 0, 0, 0 }, "PR_SET_XONLY 2" },
-	{ XONLY_PR_SET_XONLY, { 1, 1, 0, 0 }, "PR_SET_XONLY 1 with arg3 = 1" },
+	{ XONLY_PR_SET_XONLY, { 4, 0, 0, 0 }, "PR_SET_XONLY 4 (2 is the strict level)" },
+	{ XONLY_PR_SET_XONLY, { 1, 2, 0, 0 }, "PR_SET_XONLY 1 with arg3 = 2 (1 is PR_XONLY_EXEC_CARVE)" },
 	{ XONLY_PR_SET_XONLY, { 1, 0, 0, 1 }, "PR_SET_XONLY 1 with arg5 = 1" },
 	{ XONLY_PR_SET_XONLY, { 0, 0, 0, 0 }, "PR_SET_XONLY 0 of a clear flag" },
 };
@@ -222,8 +222,8 @@ static void test_prctl(void)
 	tap_ok(r == 0, "PR_SET_XONLY 1 again -> 0 (got %d, %s)", r, errname(xo_errno(r)));
 	r = xonly_set(0, 0, 0, 0);
 	tap_ok(r == -1 && errno == EPERM, "PR_SET_XONLY 0 of a set flag -> EPERM (got %d, %s)", r, errname(xo_errno(r)));
-	r = xonly_set(0, 1, 0, 0);
-	tap_ok(r == -1 && errno == EINVAL, "PR_SET_XONLY 0 with arg3 = 1 -> EINVAL first (got %d, %s)",
+	r = xonly_set(0, 2, 0, 0);
+	tap_ok(r == -1 && errno == EINVAL, "PR_SET_XONLY 0 with arg3 = 2 -> EINVAL first (got %d, %s)",
 	       r, errname(xo_errno(r)));
 	tap_ok(xonly_get(0, 0, 0, 0) == 1, "after the refused clear: still set (GET %d)", xonly_get(0, 0, 0, 0));
 

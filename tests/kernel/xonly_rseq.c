@@ -137,7 +137,7 @@ static unsigned char *map_code(enum kind kind, const unsigned char *code, size_t
 	int fd = -1, r;
 
 	if (kind == XO_MEMFD || kind == XO_FILE) {
-		r = xonly_set(1, 0, 0, 0);
+		r = xonly_enter();
 		if (!tap_ok(r == 0, "setup: PR_SET_XONLY 1 (got %d, %s)", r, errname(r ? errno : 0)))
 			return NULL;
 		if (kind == XO_MEMFD) {

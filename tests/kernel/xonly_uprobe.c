@@ -219,7 +219,7 @@ static void int3_case(void *arg)
 			return;
 	}
 	if (c->where == XO_FILE) {
-		int r = xonly_set(1, 0, 0, 0);
+		int r = xonly_enter();
 
 		if (!tap_ok(r == 0, "setup: PR_SET_XONLY 1 (got %d, %s)", r, errname(err_of(r))))
 			return;
@@ -311,7 +311,7 @@ static void probed_case(void *arg)
 		return;
 	}
 	if (m != PLAIN_EXEC) {
-		int r = xonly_set(1, 0, 0, 0);
+		int r = xonly_enter();
 
 		if (!tap_ok(r == 0, "setup: PR_SET_XONLY 1 (got %d, %s)", r, errname(err_of(r))))
 			return;

@@ -120,7 +120,7 @@ int child_exec_xonly(void *argv)
 
 	dup2(null, 1);
 	dup2(null, 2);
-	if (xonly_set(1, 0, 0, 0))
+	if (xonly_enter())
 		return 125;
 	execv("/proc/self/exe", (char **)argv);
 	return 127;

@@ -29,9 +29,10 @@ bool child_tap_ok(const char *what, void (*fn)(void *arg), void *arg, unsigned i
  */
 int child_status(int (*fn)(void *arg), void *arg, unsigned int secs);
 /*
- * For child_status(): enter xonly mode (PR_SET_XONLY 1) and execve() this
- * program again with @argv (a NULL-terminated char *[]), its output to
- * /dev/null.  Returns 125 if the prctl fails, 127 if the exec does.
+ * For child_status(): enter xonly mode (xonly_enter(): PR_SET_XONLY 1, or 2
+ * at the strict level) and execve() this program again with @argv (a
+ * NULL-terminated char *[]), its output to /dev/null.  Returns 125 if the
+ * prctl fails, 127 if the exec does.
  */
 int child_exec_xonly(void *argv);
 /* "exit 0", "killed by SIGSEGV": a wait status for diagnostics. */

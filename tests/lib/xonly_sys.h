@@ -36,4 +36,16 @@ static inline int xonly_get(unsigned long a2, unsigned long a3, unsigned long a4
 	return prctl(XONLY_PR_GET_XONLY, a2, a3, a4, a5);
 }
 
+/*
+ * Enter xonly mode: PR_SET_XONLY 1, or the level the process has if it is
+ * higher (2 under xonly=strict, which cannot be lowered: SET 1 is EPERM
+ * there).  Returns what PR_SET_XONLY returns.
+ */
+static inline int xonly_enter(void)
+{
+	int level = xonly_get(0, 0, 0, 0);
+
+	return xonly_set(level > 1 ? (unsigned long)level : 1, 0, 0, 0);
+}
+
 #endif

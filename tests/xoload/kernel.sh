@@ -5,26 +5,40 @@
 # mapping (tests/kernel/lib/xonly_probe checks that from inside, and that
 # its exec'd child is so too); the flag shows in /proc/PID/status of the
 # program and of its descendants; the program's exit status passes
-# through; and the options that cannot apply are usage errors.
+# through; and the options that cannot apply are usage errors.  Under
+# xonly=strict every process is at the strict level, 2, which xoload keeps
+# (a level cannot be lowered); on other boots of the series, the same runs
+# under a strict parent (kernel/lib/xonly_strict_exec) show it too.
 XO=/xonly/bin/xoload
 PROBE=/xonly/lib/kernel/xonly_probe
+STRICT=/xonly/lib/kernel/xonly_strict_exec
+lvl=1 mode=xo
+if grep -qw 'xonly=strict' /proc/cmdline; then lvl=2 mode=xo-strict; fi
 n=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - xoload-kernel: $2"; else echo "not ok $n - xoload-kernel: $2"; fi; }
 
 # The probe prints TAP of its own; keep its lines as comments, count failures.
-out=$($XO --kernel $PROBE xo 2>&1); st=$?
+out=$($XO --kernel $PROBE $mode 2>&1); st=$?
 echo "$out" | sed 's/^/#   /'
 fails=$(echo "$out" | grep -c '^not ok')
 oks=$(echo "$out" | grep -c '^ok')
 [ "$st" = 0 ] && [ "$fails" = 0 ] && [ "$oks" -ge 10 ]
-ok $? "xoload --kernel $PROBE xo: main, ld.so, libc, a dlopen()ed library and the exec'd child execute-only ($oks ok, $fails not ok, status $st)"
+ok $? "xoload --kernel $PROBE $mode: main, ld.so, libc, a dlopen()ed library and the exec'd child execute-only ($oks ok, $fails not ok, status $st)"
 
 line=$($XO --kernel /usr/bin/cat /proc/self/status | grep '^Xonly:')
-[ "$line" = "$(printf 'Xonly:\t1')" ]
-ok $? "the program runs in xonly mode ('$line')"
+[ "$line" = "$(printf 'Xonly:\t%d' $lvl)" ]
+ok $? "the program runs in xonly mode, level $lvl ('$line')"
 line=$($XO --kernel /bin/bash -c '/usr/bin/cat /proc/self/status' | grep '^Xonly:')
-[ "$line" = "$(printf 'Xonly:\t1')" ]
+[ "$line" = "$(printf 'Xonly:\t%d' $lvl)" ]
 ok $? "and so does what it executes ('$line' for bash's child cat)"
+if [ $lvl = 1 ]; then
+	out=$($STRICT $XO --kernel $PROBE xo-strict 2>&1); st=$?
+	echo "$out" | sed 's/^/#   /'
+	fails=$(echo "$out" | grep -c '^not ok')
+	oks=$(echo "$out" | grep -c '^ok')
+	[ "$st" = 0 ] && [ "$fails" = 0 ] && [ "$oks" -ge 10 ]
+	ok $? "at the strict level: xoload --kernel $PROBE xo-strict: the same, level 2 kept ($oks ok, $fails not ok, status $st)"
+fi
 key=$($XO --kernel /usr/bin/cat /proc/self/smaps | awk '
 	/^[0-9a-f]+-[0-9a-f]+ / { x = ($2 ~ /x/); f = $6 }
 	x && f == "/usr/bin/cat" && /^ProtectionKey:/ { print $2; exit }')

@@ -345,8 +345,8 @@ static void start(struct link_map *map)
 	if (!find_stack(map))
 		refuse("xoaudit.so: cannot find the initial stack (__libc_stack_end): ", "not run");
 	find_selfdir();
-	/* xoload --kernel (or a descendant): the kernel's xonly mode is on. */
-	kernel_mode = !flags && rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0) == 1;
+	/* xoload --kernel (or a descendant): the kernel's xonly mode is on, level 1 or 2 (strict). */
+	kernel_mode = !flags && rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0) >= 1;
 	if (!flags && !kernel_mode)
 		reexec_under_xoload();
 	if (flags & XOF_NO_INHERIT)

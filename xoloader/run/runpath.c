@@ -549,7 +549,7 @@ static size_t build_env(char **envp, char **out, bool with_prog)
 void run_kernel_mode(char **argv, char **envp)
 {
 	size_t envc = 0;
-	long r;
+	long r, level;
 
 	while (envp[envc])
 		envc++;
@@ -557,7 +557,20 @@ void run_kernel_mode(char **argv, char **envp)
 		char *env[envc + 2];
 
 		build_env(envp, env, false);
-		r = rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, 1, 0, 0, 0, 0);
+		/*
+		 * Level 1, or the level the process has (xonly=strict: 2, which
+		 * cannot be lowered).  PR_XONLY_EXEC_CARVE lets PROG and its
+		 * descendants keep the carve-out at the strict level, where
+		 * pkey_mprotect() of their code is refused otherwise; a kernel
+		 * without the strict level refuses the flag (EINVAL), and does
+		 * not need it.
+		 */
+		level = rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0);
+		if (level < 1)
+			level = 1;
+		r = rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, level, XONLY_PR_XONLY_EXEC_CARVE, 0, 0, 0);
+		if (r == -RT_EINVAL)
+			r = rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, level, 0, 0, 0, 0);
 		if (r)
 			dief(126, "--kernel: prctl(PR_SET_XONLY): %s (EINVAL: this kernel has no xonly exec mode, see xonly(7))",
 			     rt_strerror((int)-r));

@@ -56,6 +56,7 @@
 #define RT_ENOENT		2
 #define RT_EINTR		4
 #define RT_ENOTDIR		20
+#define RT_EINVAL		22
 
 static inline long rt_syscall6(long n, long a, long b, long c, long d, long e, long f)
 {

@@ -46,12 +46,26 @@
  * Anonymous memory, private or shared, is not affected.  The flag belongs
  * to the address space (MMF_XONLY): all threads share it, fork() copies
  * it, execve() keeps it, and it cannot be cleared.
- * prctl(XONLY_PR_GET_XONLY, 0, 0, 0, 0) returns 0 or 1.  The boot
- * parameter xonly=on sets it for every process.
  *
- * Errors of XONLY_PR_SET_XONLY: EINVAL for any other argument than 1, or
- * arg3..arg5 not 0; EPERM for 0 once the flag is set; EOPNOTSUPP on a CPU
- * without protection keys (or booted with nopku); ENOSPC when no
+ * prctl(XONLY_PR_SET_XONLY, XONLY_PR_XONLY_STRICT, 0, 0, 0) enters it at
+ * the strict level, or raises it there: no system call runs while the
+ * execute-only key is open (the process is killed by SIGSEGV, si_code
+ * SEGV_PKUERR, si_pkey the key, and the kernel logs it), the key is
+ * closed again on every return to user space (sigreturn frames and
+ * PTRACE_SETREGSET cannot open it), and mprotect()/pkey_mprotect() of
+ * execute-only file-backed code fail with EPERM unless they keep it
+ * execute-only.  With arg3 XONLY_PR_XONLY_EXEC_CARVE, the programs the
+ * process executes from then on (not itself) may still give such code the
+ * default key back with pkey_mprotect(PROT_READ|PROT_EXEC, 0), as
+ * xoload --kernel's audit module does for data in text.
+ * prctl(XONLY_PR_GET_XONLY, 0, 0, 0, 0) returns the level,
+ * 0, 1 or 2.  The boot parameters xonly=on and xonly=strict set it for
+ * every process.
+ *
+ * Errors of XONLY_PR_SET_XONLY: EINVAL for any other argument than 1 or
+ * 2, arg3 not 0 or XONLY_PR_XONLY_EXEC_CARVE, or arg4, arg5 not 0; EPERM
+ * for 0 once the flag is set, and for a level below the one the process
+ * has; EOPNOTSUPP on a CPU without protection keys (or booted with nopku); ENOSPC when no
  * execute-only key can be had (pkey_alloc() took all of them; the key is
  * allocated by this call).  In xonly mode, mmap() and mprotect() of code
  * fail with ENOSPC rather than map it readable.  XONLY_PR_GET_XONLY:
@@ -60,9 +74,13 @@
  */
 #define XONLY_PR_SET_XONLY	0x584f0001
 #define XONLY_PR_GET_XONLY	0x584f0002
+#define XONLY_PR_XONLY_OFF	0	/* the levels PR_GET_XONLY returns */
+#define XONLY_PR_XONLY_ON	1
+#define XONLY_PR_XONLY_STRICT	2
+#define XONLY_PR_XONLY_EXEC_CARVE	1	/* arg3 of PR_SET_XONLY */
 
 /*
- * Learn mode (kernel/patches/KVER/0030): prctl(XONLY_PR_SET_XONLY,
+ * Learn mode (kernel/wip/KVER/0030, not in the series yet): prctl(XONLY_PR_SET_XONLY,
  * XONLY_PR_XONLY_LEARN, 0, 0, 0) is xonly mode, except that a data read
  * by user mode of file-backed code that xonly mode made execute-only does
  * not raise SIGSEGV: the kernel makes that page readable (key 0) in this
@@ -83,6 +101,12 @@
 #endif
 #if defined(PR_XONLY_LEARN) && PR_XONLY_LEARN != XONLY_PR_XONLY_LEARN
 #error "PR_XONLY_LEARN from the kernel headers disagrees with xonly/uapi.h"
+#endif
+#if defined(PR_XONLY_STRICT) && PR_XONLY_STRICT != XONLY_PR_XONLY_STRICT
+#error "PR_XONLY_STRICT from the kernel headers disagrees with xonly/uapi.h"
+#endif
+#if defined(PR_XONLY_EXEC_CARVE) && PR_XONLY_EXEC_CARVE != XONLY_PR_XONLY_EXEC_CARVE
+#error "PR_XONLY_EXEC_CARVE from the kernel headers disagrees with xonly/uapi.h"
 #endif
 
 #endif /* XONLY_UAPI_H */

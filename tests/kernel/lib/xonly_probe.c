@@ -11,6 +11,8 @@
  *                         library execute-only too; then fork+exec itself
  *                         as "xo-child" to show the flag is inherited
  *   xonly_probe xo-child  the same checks, as the child
+ *   xonly_probe xo-strict the same at the strict level (PR_GET_XONLY 2),
+ *                         its child "xo-strict-child" too
  *   xonly_probe plain     expect no xonly mode: the same code is readable
  *
  * Every check is one TAP line; the parent re-reports them.
@@ -40,6 +42,8 @@
 
 static bool xo;
 static int xo_key = -1;
+/* The PR_GET_XONLY level the mode expects: 0, 1 or 2 (xo-strict...). */
+static int level;
 
 static const char *object_of(const void *p)
 {
@@ -94,11 +98,12 @@ static void probe_lib(void)
 
 static void spawn_child(const char *self)
 {
+	const char *mode = level == 2 ? "xo-strict-child" : "xo-child";
 	int st = -1;
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		execl(self, self, "xo-child", (char *)NULL);
+		execl(self, self, mode, (char *)NULL);
 		_exit(127);
 	}
 	waitpid(pid, &st, 0);
@@ -118,16 +123,17 @@ int main(int argc, char **argv)
 	void *ldso_fn;
 
 	xo = strncmp(mode, "xo", 2) == 0;
-	tap_init(strcmp(mode, "xo-child") ? "xonly-probe" : "xonly-probe-child");
+	level = !strncmp(mode, "xo-strict", 9) ? 2 : xo;
+	tap_init(strstr(mode, "-child") ? "xonly-probe-child" : "xonly-probe");
 	if (!xo && strcmp(mode, "plain"))
-		tap_bail("usage: xonly_probe xo|xo-child|plain (run by tests/kernel/xonly_mode)");
+		tap_bail("usage: xonly_probe xo|xo-child|xo-strict|xo-strict-child|plain (run by tests/kernel/xonly_mode)");
 	if (!pkru_supported())
 		tap_bail("no PKU");
 	fault_setup();
 
-	tap_ok(xonly_get(0, 0, 0, 0) == xo, "PR_GET_XONLY is %d (got %d)", xo, xonly_get(0, 0, 0, 0));
-	tap_ok(status_xonly() == xo, "/proc/self/status Xonly: %d (got %d)", xo, status_xonly());
-	/* The parent opened every key with WRPKRU before execve(). */
+	tap_ok(xonly_get(0, 0, 0, 0) == level, "PR_GET_XONLY is %d (got %d)", level, xonly_get(0, 0, 0, 0));
+	tap_ok(status_xonly() == level, "/proc/self/status Xonly: %d (got %d)", level, status_xonly());
+	/* "xo": the parent opened every key with WRPKRU before execve(). */
 	tap_ok(pkru0 == DEFAULT_PKRU, "the program started with the default PKRU %#x (got %#x)",
 	       DEFAULT_PKRU, pkru0);
 
@@ -163,7 +169,7 @@ int main(int argc, char **argv)
 
 	if (xo) {
 		probe_lib();
-		if (!strcmp(mode, "xo"))
+		if (!strstr(mode, "-child"))
 			spawn_child(argv[0]);
 	}
 	return tap_done();
