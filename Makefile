@@ -140,7 +140,7 @@ XO_PLAN    := xoloader/ref/elfplan.c $(XO_RT)
 # The run path (runpath.c, load.c, the reader) is in both: xoload
 # (run/preload.c) without a libc, xoplan (tools/xoplan.c: --plan, --report,
 # --scan) with one.
-XO_RUN     := xoloader/run/runpath.c xoloader/run/load.c $(XO_RT)
+XO_RUN     := xoloader/run/runpath.c xoloader/run/load.c xoloader/run/carve.c $(XO_RT)
 XO_LOADER  := xoloader/run/preload.c $(XO_RUN)
 XO_XOPLAN  := xoloader/tools/xoplan.c xoloader/tools/deps.c xoloader/tools/apply.c $(XO_RUN)
 # xoload has no libc: its own _start and system calls, no TLS, and only
@@ -282,9 +282,9 @@ $(BUILD)/host/xoload-main.o: xoloader/tools/xoplan.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -Dmain=xoload_main -c -o $@ $<
 
-$(XO_FUZZ): xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/runpath.c xoloader/run/load.c \
+$(XO_FUZZ): xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/runpath.c xoloader/run/load.c xoloader/run/carve.c \
 	    xoloader/tools/deps.c xoloader/ref/elfplan.c xoloader/tools/apply.c xoloader/ref/plancmp.c $(XO_RT) $(XO_HDRS)
-	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/runpath.c \
+	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/runpath.c xoloader/run/carve.c \
 		xoloader/run/load.c xoloader/tools/deps.c xoloader/ref/elfplan.c xoloader/tools/apply.c \
 		xoloader/ref/plancmp.c $(XO_RT) -lelf
 

@@ -50,9 +50,6 @@
 
 #define PATH_MAX_ 4096
 
-/* The module's own image: its ELF header, placed by the linker. */
-extern const Elf64_Ehdr __ehdr_start __attribute__((visibility("hidden")));
-
 static unsigned long flags;	/* AT_XOLOAD value; 0 if not started by xoload */
 static struct xoload_gate *gate;
 static char **argv, **envp;
@@ -88,18 +85,8 @@ static void __attribute__((noreturn)) refuse(const char *a, const char *b)
  */
 static void protect_self(void)
 {
-	const Elf64_Phdr *ph = (const Elf64_Phdr *)((const char *)&__ehdr_start + __ehdr_start.e_phoff);
-	uint64_t base = (uint64_t)&__ehdr_start, a, e;
-	int i;
-
-	for (i = 0; i < __ehdr_start.e_phnum; i++) {
-		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X))
-			continue;
-		a = (base + ph[i].p_vaddr) & ~4095ull;
-		e = (base + ph[i].p_vaddr + ph[i].p_memsz + 4095) & ~4095ull;
-		if (rt_mprotect(a, e - a, RT_PROT_EXEC))
-			refuse("xoaudit.so: cannot make its own code execute-only", "");
-	}
+	if (rt_protect_self())
+		refuse("xoaudit.so: cannot make its own code execute-only", "");
 }
 
 /* A dynamic-table address of @map: relocated in place by ld.so on x86-64. */
@@ -267,7 +254,6 @@ static void protect(const char *path, uint64_t bias, const char *tag)
 	static struct plan p;	/* no recursion: ld.so holds its lock around la_objopen */
 	static char name[PATH_MAX_ + 32];
 	long fd = rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC);
-	int i;
 
 	rt_strlcpy(name, tag, sizeof(name));
 	rt_strlcpy(name + rt_strlen(name), path, sizeof(name) - rt_strlen(name));
@@ -292,13 +278,10 @@ static void protect(const char *path, uint64_t bias, const char *tag)
 			refuse(name, ": no page can be execute-only; refused (--strict)");
 		say(name, ": warning: no page can be execute-only: kept readable");
 	}
-	for (i = 0; i < p.n; i++) {
-		if (!p.r[i].xo || !rt_mprotect(p.r[i].start + bias, p.r[i].end - p.r[i].start, RT_PROT_EXEC))
-			continue;
+	if (rt_apply(&p, bias)) {
 		if (!(flags & XOF_PERMISSIVE))
 			refuse(name, ": mprotect(PROT_EXEC) failed: not run");
 		say(name, ": warning: mprotect(PROT_EXEC) failed: its code stays readable (--permissive)");
-		break;
 	}
 	if (flags & XOF_REPORT)
 		rt_report_plan(name, &p, bias,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * run/carve.c - the --kernel carve-out (see carve.h).
+ * run/carve.c - plans applied to memory (see carve.h); the --kernel carve-out.
  *
  * In the kernel's xonly exec mode every file-backed PROT_READ|PROT_EXEC
  * mapping gets the execute-only key, including the pages of libcrypto's
@@ -10,7 +10,10 @@
  * explicit key alone), so the data pages get the default key back and
  * read.  No libc: this runs inside ld.so's audit namespace.
  */
+#include <elf.h>
+
 #include "carve.h"
+#include "sys.h"
 
 #define NR_pkey_mprotect	329
 #define PROT_READ_EXEC		(1 | 4)
@@ -37,6 +40,39 @@ long rt_carve(const struct plan *p, uint64_t bias)
 			continue;
 		r = sys_pkey_mprotect(p->r[i].start + bias, p->r[i].end - p->r[i].start, PROT_READ_EXEC, 0);
 		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+long rt_apply(const struct plan *p, uint64_t bias)
+{
+	long r;
+	int i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->r[i].xo && (r = rt_mprotect(p->r[i].start + bias, p->r[i].end - p->r[i].start, RT_PROT_EXEC)))
+			return r;
+	return 0;
+}
+
+extern const Elf64_Ehdr __ehdr_start __attribute__((visibility("hidden")));
+
+long rt_protect_self(void)
+{
+	const Elf64_Ehdr *eh = &__ehdr_start;
+	const Elf64_Phdr *ph = (const Elf64_Phdr *)((const char *)eh + eh->e_phoff);
+	uint64_t base = (uint64_t)eh, a, e;
+	long r;
+	int i;
+
+	for (i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X))
+			continue;
+		a = (base + ph[i].p_vaddr) & ~(uint64_t)(RT_PAGE_SIZE - 1);
+		e = (base + ph[i].p_vaddr + ph[i].p_memsz + RT_PAGE_SIZE - 1) & ~(uint64_t)(RT_PAGE_SIZE - 1);
+		r = rt_mprotect(a, e - a, RT_PROT_EXEC);
+		if (r)
 			return r;
 	}
 	return 0;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * run/carve.h - xoload --kernel: give the readable parts of a plan back
- * their read permission after the kernel mapped a whole PF_X segment
- * execute-only (xonly exec mode, kernel/patches).
+ * run/carve.h - a plan applied to mapped memory: its execute-only ranges
+ * (xoload, the module), our own code, and for xoload --kernel the
+ * readable parts given back their read permission after the kernel mapped
+ * a whole PF_X segment execute-only (xonly exec mode, kernel/patches).
  */
 #ifndef XOLOADER_RUN_CARVE_H
 #define XOLOADER_RUN_CARVE_H
@@ -19,5 +20,13 @@
  * (la_objopen).  Returns 0, or the first -errno.  Freestanding.
  */
 long rt_carve(const struct plan *p, uint64_t bias);
+/* mprotect(PROT_EXEC) every execute-only range of @p (+ @bias); 0, or the first -errno. */
+long rt_apply(const struct plan *p, uint64_t bias);
+/*
+ * The calling object's own PF_X segments (found through __ehdr_start)
+ * made execute-only; 0, or the first -errno.  Linked -z separate-code,
+ * they hold code only.
+ */
+long rt_protect_self(void);
 
 #endif

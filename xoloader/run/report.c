@@ -138,11 +138,16 @@ const char *rt_safe(const char *s)
 
 int rt_report_fd = 2;
 
-void rt_flush(struct rt_line *l)
+void rt_flush_fd(struct rt_line *l, int fd)
 {
 	l->b[l->n++] = '\n';
-	(void)rt_write(rt_report_fd, l->b, l->n);
+	(void)rt_write(fd, l->b, l->n);
 	l->n = 0;
+}
+
+void rt_flush(struct rt_line *l)
+{
+	rt_flush_fd(l, rt_report_fd);
 }
 
 void rt_report_plan(const char *obj, const struct plan *p, uint64_t bias, enum report_fmt fmt)
@@ -228,7 +233,6 @@ void rt_report_json_note(const char *obj, const char *why)
 void rt_time(const char *event, const char *obj, uint64_t ns)
 {
 	static struct rt_line l;
-	int fd = rt_report_fd;
 
 	l.n = 0;
 	rt_put(&l, "xoload: time: ");
@@ -239,7 +243,5 @@ void rt_time(const char *event, const char *obj, uint64_t ns)
 	}
 	rt_put(&l, " ");
 	rt_put_dec(&l, ns);
-	rt_report_fd = 2;
-	rt_flush(&l);
-	rt_report_fd = fd;
+	rt_flush_fd(&l, 2);
 }

@@ -45,6 +45,8 @@ const char *rt_safe(const char *s);
 size_t rt_utf8_len(const char *s);
 /* Write the line (plus a newline) to rt_report_fd and empty it. */
 void rt_flush(struct rt_line *l);
+/* The same to @fd (stderr for one-line messages, whatever rt_report_fd is). */
+void rt_flush_fd(struct rt_line *l, int fd);
 /* Where the lines go: fd 2, or 1 for xoload --plan. */
 extern int rt_report_fd;
 

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 
 #include "../rule/str.h"
+#include "carve.h"
 #include "fmt.h"
 #include "report.h"
 #include "runpath.h"
@@ -69,14 +70,11 @@ uint64_t run_auxval(uint64_t type)
 void line(const char *prefix, const char *msg)
 {
 	static struct rt_line l;
-	int fd = rt_report_fd;
 
 	l.n = 0;
 	rt_put(&l, prefix);
 	rt_put_safe(&l, msg);
-	rt_report_fd = 2;
-	rt_flush(&l);
-	rt_report_fd = fd;
+	rt_flush_fd(&l, 2);
 }
 
 void die(int code, const char *msg)
@@ -390,17 +388,6 @@ void refuse_privileged(const struct image *im)
 	     "run it without xoload, or as the user it would run as", im->path, what);
 }
 
-int plan_apply(const struct plan *p, uint64_t bias)
-{
-	long r;
-	int i;
-
-	for (i = 0; i < p->n; i++)
-		if (p->r[i].xo && (r = rt_mprotect(p->r[i].start + bias, p->r[i].end - p->r[i].start, RT_PROT_EXEC)))
-			return (int)r;
-	return 0;
-}
-
 void map_and_protect(struct image *prog, struct plan *pplan, struct image *interp, struct plan *iplan)
 {
 	static char err[PATH_MAX + 200];
@@ -408,7 +395,7 @@ void map_and_protect(struct image *prog, struct plan *pplan, struct image *inter
 
 	if ((rc = image_map(prog, err, sizeof(err))) || (prog->has_interp && (rc = image_map(interp, err, sizeof(err)))))
 		die(rc, err);
-	if ((rc = plan_apply(pplan, prog->bias)) || (prog->has_interp && (rc = plan_apply(iplan, interp->bias))))
+	if ((rc = (int)rt_apply(pplan, prog->bias)) || (prog->has_interp && (rc = (int)rt_apply(iplan, interp->bias))))
 		dief(126, "mprotect(PROT_EXEC): %s", rt_strerror(-rc));
 }
 
@@ -580,29 +567,6 @@ void run_kernel_mode(char **argv, char **envp)
 }
 
 /*
- * xoload's own code: never run again after the handover, so execute-only
- * as well (the handover itself runs fine from it).  It is linked with
- * -z separate-code, so its PF_X segment holds code only.
- */
-extern const Elf64_Ehdr __ehdr_start __attribute__((visibility("hidden")));
-
-static void protect_self(void)
-{
-	const Elf64_Ehdr *eh = &__ehdr_start;
-	const Elf64_Phdr *ph = (const Elf64_Phdr *)((const char *)eh + eh->e_phoff);
-	uint64_t base = (uint64_t)eh, a, b;
-	int i;
-
-	for (i = 0; i < eh->e_phnum; i++) {
-		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X))
-			continue;
-		a = (base + ph[i].p_vaddr) & ~(uint64_t)(RT_PAGE_SIZE - 1);
-		b = (base + ph[i].p_vaddr + ph[i].p_memsz + RT_PAGE_SIZE - 1) & ~(uint64_t)(RT_PAGE_SIZE - 1);
-		rt_mprotect(a, b - a, RT_PROT_EXEC);
-	}
-}
-
-/*
  * The gate (xoload.h): PROG's AT_ENTRY while ld.so runs.  Entered from
  * ld.so's _dl_start_user with PROG's initial stack and rdx = _dl_fini,
  * both kept; the other registers are free at a program's entry.  Raw
@@ -689,7 +653,11 @@ void handover(uint64_t entry, int argc, char **argv, char **envp, unsigned int f
 		}
 		blk[k++] = AT_NULL;
 		blk[k++] = 0;
-		protect_self();
+		/*
+		 * xoload's own code: never run again after the handover, so
+		 * execute-only as well (the handover itself runs fine from it).
+		 */
+		rt_protect_self();
 		/* rdx = 0: no rtld_fini for a static program's _start (x86-64 psABI). */
 		__asm__ volatile("mov %0, %%rsp\n\t"
 				 "xor %%edx, %%edx\n\t"

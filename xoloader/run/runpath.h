@@ -58,8 +58,6 @@ void use_audit_module(bool dynamic, bool permissive);
 void plan_image(struct image *im, struct plan *p, unsigned int flags);
 /* Refuse a set-user-ID, set-group-ID or capability-carrying PROG. */
 void refuse_privileged(const struct image *im);
-/* mprotect(PROT_EXEC) the execute-only ranges of @p; 0 or -errno. */
-int plan_apply(const struct plan *p, uint64_t bias);
 /* Map PROG and its interpreter and make their code execute-only, or die. */
 void map_and_protect(struct image *prog, struct plan *pplan, struct image *interp, struct plan *iplan);
 /* XOLOAD_PROG and the gate's line, for the handover. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* apply.h - the --report lines of xoplan and the tools; run/runpath.h has plan_apply() and scan_run(). */
+/* apply.h - the --report lines of xoplan and the tools; run/carve.h has rt_apply(), run/runpath.h scan_run(). */
 #ifndef XOLOADER_APPLY_H
 #define XOLOADER_APPLY_H
 
