@@ -295,16 +295,18 @@ $(XO_FUZZ): xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/runpa
 # guest's static xoscan has capstone only (statically, LLVM's disassembler
 # would add 7 MB to it: xoloader/README.md).
 XO_DEC     := xoloader/tools/decode.c
-XO_FDES    := xoloader/tools/fdes.c
+XO_FDES    := xoloader/tools/fdes.c xoloader/tools/files.c
+XO_PROVEN  := xoloader/tools/proven.c
 XO_LLVM_CFLAGS := -DXO_DECODE_LLVM -I/usr/lib/llvm-14/include
 XO_LLVM_LIBS   := -lLLVM-14
 
 # planproof: the data-in-text rule checked against what the code reads
 # (the decoder above), over every ELF under /usr (tests/host/xoplan_proof.sh).
 XO_PROOF   := $(BUILD)/host/planproof
-$(XO_PROOF): xoloader/tools/planproof.c $(XO_DEC) $(XO_FDES) $(XO_PLAN) xoloader/tools/apply.c $(XO_HDRS)
+$(XO_PROOF): xoloader/tools/planproof.c xoloader/tools/proven.c $(XO_DEC) $(XO_FDES) $(XO_PLAN) xoloader/tools/apply.c $(XO_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) $(XO_LLVM_CFLAGS) -o $@ xoloader/tools/planproof.c $(XO_DEC) $(XO_FDES) $(XO_PLAN) xoloader/tools/apply.c \
+	$(CC) $(XO_CFLAGS) $(XO_LLVM_CFLAGS) -o $@ xoloader/tools/planproof.c xoloader/tools/proven.c $(XO_DEC) $(XO_FDES) \
+		$(XO_PLAN) xoloader/tools/apply.c \
 		-lelf -lcapstone $(XO_LLVM_LIBS)
 
 # xodeccov: how many FDE-covered bytes each decoder cannot decode (issue 26).
@@ -313,6 +315,14 @@ $(XO_DECCOV): xoloader/tools/deccov.c $(XO_DEC) $(XO_FDES) xoloader/rule/ehframe
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) $(XO_LLVM_CFLAGS) -o $@ xoloader/tools/deccov.c $(XO_DEC) $(XO_FDES) xoloader/rule/ehframe.c \
 		-lelf -lcapstone $(XO_LLVM_LIBS)
+
+# xoproven: the proven-code rule (xoloader/tools/proven.c, issue 26 step 2)
+# against the FDE rule, per object; offline only, the run path never links it.
+XO_XOPROVEN := $(BUILD)/host/xoproven
+$(XO_XOPROVEN): xoloader/tools/xoproven.c $(XO_PROVEN) $(XO_DEC) $(XO_FDES) $(XO_PLAN) xoloader/tools/apply.c $(XO_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) $(XO_LLVM_CFLAGS) -o $@ xoloader/tools/xoproven.c $(XO_PROVEN) $(XO_DEC) $(XO_FDES) $(XO_PLAN) \
+		xoloader/tools/apply.c -lelf -lcapstone $(XO_LLVM_LIBS)
 
 # The host's xoscan: the same source with both decoders (--decoder=), for the
 # before/after of issue 26; the installed and guest xoscan stay capstone-only.
@@ -335,7 +345,7 @@ $(XO_SURVEY): xoloader/tools/survey.c $(XO_PLAN) xoloader/tools/apply.c $(XO_HDR
 	$(CC) $(XO_CFLAGS) -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wl,-z,relro,-z,now -o $@ \
 		xoloader/tools/survey.c $(XO_PLAN) xoloader/tools/apply.c -lelf
 
-host-tools: $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF) $(XO_SURVEY) $(XO_DECCOV) $(XO_HSCAN)
+host-tools: $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF) $(XO_SURVEY) $(XO_DECCOV) $(XO_HSCAN) $(XO_XOPROVEN)
 
 # The long run: the real xoload binary executed for each mutant (-x), xoscan
 # on every 4th.  Failures are saved under build/fuzz-failures/.  xoload

@@ -268,6 +268,13 @@ static const char *page_reason(const GElf_Ehdr *eh, const GElf_Phdr *phs, size_t
 	return NULL;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
 static int cmp_gap(const void *a, const void *b)
 {
 	const struct gap *x = a, *y = b;
@@ -323,7 +330,7 @@ static bool read_sections(Elf *e, const GElf_Ehdr *eh, size_t fsize, struct sect
  * when there is no FDE at all, -1 if .eh_frame cannot be read.
  */
 static long data_gaps(const struct sect *s, size_t ns, const uint8_t *file, size_t fsize,
-		      struct gap **g, bool *section_rule)
+		      const uint64_t (*extra)[2], size_t nextra, struct gap **g, bool *section_rule)
 {
 	struct cover c = { NULL, 0, 0, false };
 	size_t i, ng = 0, cap = 0;
@@ -346,6 +353,11 @@ static long data_gaps(const struct sect *s, size_t ns, const uint8_t *file, size
 		*section_rule = true;
 		return 0;
 	}
+	/* Code proven otherwise (tools/proven.c) is covered as an FDE's range is. */
+	for (i = 0; i < nextra && !c.oom; i++)
+		cover_add(&c, extra[i][0], extra[i][1]);
+	if (c.oom)
+		goto bad;
 	cover_merge(&c);
 	for (i = 0; i < ns; i++)
 		if (s[i].exec && !s[i].runtime_code &&
@@ -380,6 +392,11 @@ static struct admit_buf admitted;
 
 int elfplan_build(int fd, size_t ps, struct plan *p)
 {
+	return elfplan_build_extra(fd, ps, NULL, p);
+}
+
+int elfplan_build_extra(int fd, size_t ps, const struct plan_extra *x, struct plan *p)
+{
 	static struct sect sects[MAX_SECTS];
 	struct gap *gaps = NULL;
 	GElf_Phdr phs[64];
@@ -389,7 +406,7 @@ int elfplan_build(int fd, size_t ps, struct plan *p)
 	size_t phnum, ns = 0, fsize = 0, i;
 	uint64_t admitted_size;
 	long ng = 0;
-	bool section_rule;
+	bool section_rule = false;
 	Elf *e;
 	int ret = -1;
 
@@ -428,7 +445,7 @@ int elfplan_build(int fd, size_t ps, struct plan *p)
 		object_why = "TEXTREL";
 	else if (!read_sections(e, &eh, fsize, sects, &ns))
 		object_why = "no section headers";
-	else if ((ng = data_gaps(sects, ns, file, fsize, &gaps, &section_rule)) < 0)
+	else if ((ng = data_gaps(sects, ns, file, fsize, x ? x->code : NULL, x ? x->ncode : 0, &gaps, &section_rule)) < 0)
 		object_why = ".eh_frame unparsable";
 	else if (section_rule)
 		code_why = "code (no .eh_frame: section rule)";
@@ -448,6 +465,9 @@ int elfplan_build(int fd, size_t ps, struct plan *p)
 			if (!why)
 				why = page_reason(&eh, phs, phnum, i, sects, ns, gaps, ng > 0 ? (size_t)ng : 0,
 						  &g, va, fo0 + (va - va0), ps);
+			if (!why && x && x->nreads && !section_rule &&
+			    bsearch(&va, x->reads, x->nreads, sizeof(*x->reads), cmp_u64))
+				why = "read by its own code";
 			add_range(p, va, va + ps, !why, why ? why : code_why, g);
 		}
 	}

@@ -17,6 +17,7 @@
 #define XOLOADER_REF_ELFPLAN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../rule/plan.h"
 
@@ -25,6 +26,21 @@
  * -1 with p->err set (not an ELF file, no program headers, ...).
  */
 int elfplan_build(int fd, size_t pagesz, struct plan *p);
+/*
+ * What the proven-code rule (tools/proven.c) adds: address ranges [lo, hi)
+ * of code proven otherwise, covered as an FDE's range is; and the sorted
+ * page addresses that the object's own code is seen to read, which stay
+ * readable ("read by its own code").  An object without any FDE keeps the
+ * section rule either way.
+ */
+struct plan_extra {
+	const uint64_t (*code)[2];
+	size_t ncode;
+	const uint64_t *reads;
+	size_t nreads;
+};
+/* elfplan_build() with @x (NULL: elfplan_build() itself). */
+int elfplan_build_extra(int fd, size_t pagesz, const struct plan_extra *x, struct plan *p);
 /* Force every range of @p readable with reason @why. */
 void elfplan_all_readable(struct plan *p, const char *why);
 /* The number of pages of @p that are execute-only. */

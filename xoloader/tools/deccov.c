@@ -29,7 +29,8 @@
  * --hex: one line per HEX and decoder, decoded at address 0x1000:
  * "DECODER HEX LEN CLASSES TEXT" (LEN 0 and "undecodable" if rejected),
  * CLASSES the decode.h bits the tools use, comma-separated: pkru, lea,
- * noaccess, branch, rip=TARGET (hex), or "-"; exit 1 if any was rejected.
+ * noaccess, branch, stop, bad, rip=TARGET, to=TARGET (a direct branch's;
+ * hex), or "-"; exit 1 if any was rejected.
  */
 #include <fcntl.h>
 #include <gelf.h>
@@ -44,6 +45,7 @@
 #include "../rule/ehframe.h"
 #include "decode.h"
 #include "fdes.h"
+#include "files.h"
 
 #define MAX_DEC 2
 
@@ -152,11 +154,12 @@ out:
 	munmap((void *)img, (size_t)st.st_size);
 }
 
-/* The classes of @in as "pkru,lea,noaccess,branch,rip=TARGET" (those it has), or "-". */
+/* The classes of @in as "pkru,lea,noaccess,branch,stop,bad,rip=TARGET,to=TARGET" (those it has), or "-". */
 static void classes(const struct dec_insn *in, char *out, size_t len)
 {
 	static const struct { unsigned int bit; const char *name; } names[] = {
 		{ DEC_PKRU, "pkru" }, { DEC_LEA, "lea" }, { DEC_NOACCESS, "noaccess" }, { DEC_BRANCH, "branch" },
+		{ DEC_STOP, "stop" }, { DEC_BAD, "bad" },
 	};
 	size_t i, o = 0;
 
@@ -165,7 +168,9 @@ static void classes(const struct dec_insn *in, char *out, size_t len)
 		if (in->cls & names[i].bit)
 			o += (size_t)snprintf(out + o, len - o, "%s%s", o ? "," : "", names[i].name);
 	if (in->cls & DEC_RIPREL)
-		snprintf(out + o, len - o, "%srip=%llx", o ? "," : "", (unsigned long long)in->rip_target);
+		o += (size_t)snprintf(out + o, len - o, "%srip=%llx", o ? "," : "", (unsigned long long)in->rip_target);
+	if (in->cls & DEC_DIRECT)
+		snprintf(out + o, len - o, "%sto=%llx", o ? "," : "", (unsigned long long)in->br_target);
 	if (!out[0])
 		snprintf(out, len, "-");
 }
@@ -206,7 +211,6 @@ static int hex(const char *hexstr)
 int main(int argc, char **argv)
 {
 	bool hexmode = false;
-	char line[4096];
 	int i, k, ret = 0;
 
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
@@ -241,17 +245,7 @@ int main(int argc, char **argv)
 		return ret;
 	}
 	elf_version(EV_CURRENT);
-	for (; i < argc; i++) {
-		if (strcmp(argv[i], "-")) {
-			measure(argv[i]);
-			continue;
-		}
-		while (fgets(line, sizeof(line), stdin)) {
-			line[strcspn(line, "\n")] = 0;
-			if (line[0])
-				measure(line);
-		}
-	}
+	each_file(argc - i, argv + i, measure);
 	for (k = 0; k < ndec; k++)
 		printf("deccov-total\t%s\tobjects %llu\t%s %llu\tundecodable %llu\tlost %llu\n", dec_name(kinds[k]),
 		       totals[k].objects, sections ? "section-bytes" : "fde-bytes", totals[k].fde, totals[k].undec,

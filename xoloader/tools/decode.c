@@ -12,6 +12,7 @@
  * is relative to the end of the instruction.
  */
 #include <capstone/capstone.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,22 +163,129 @@ static unsigned int llvm_one(struct dec *d, const uint8_t *p, size_t left, uint6
 }
 #endif
 
+/* 0f 01 xx that user code runs: xgetbv, xend, xtest, rdpkru, wrpkru, rdtscp, serialize. */
+static bool user_0f01(uint8_t modrm, bool f3)
+{
+	static const uint8_t ok[] = { 0xd0, 0xd5, 0xd6, 0xee, 0xef, 0xf9, 0xe8 };
+	size_t k;
+
+	for (k = 0; k < sizeof(ok); k++)
+		if (modrm == ok[k])
+			return true;
+	/* CET shadow stack (glibc's longjmp, setcontext): saveprevssp, rstorssp m64 */
+	return f3 && (modrm == 0xea || (modrm < 0xc0 && ((modrm >> 3) & 7) == 5));
+}
+
+/* The two-byte opcodes 0f @op that user code has no business with. */
+static bool bad_0f(uint8_t op)
+{
+	static const uint8_t bad[] = {
+		0x00,			/* sldt, str, lldt, ltr, verr, verw */
+		0x06, 0x07, 0x08, 0x09,	/* clts, sysret, invd, wbinvd */
+		0x0e, 0x0f,		/* femms, 3DNow! */
+		0x20, 0x21, 0x22, 0x23, 0x24, 0x26,	/* mov cr/dr/tr */
+		0x30, 0x32, 0x33, 0x34, 0x35, 0x37,	/* wrmsr, rdmsr, rdpmc, sysenter, sysexit, getsec */
+		0xa0, 0xa1, 0xa8, 0xa9, 0xaa,	/* push/pop fs/gs, rsm */
+		0xb2, 0xb4, 0xb5,	/* lss, lfs, lgs */
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(bad); k++)
+		if (op == bad[k])
+			return true;
+	return false;
+}
+
+/*
+ * DEC_DIRECT, DEC_STOP, DEC_BAD of the @len bytes at @p (address @addr),
+ * from the bytes: the legacy prefixes, a REX, the opcode.  The target of
+ * a direct branch is its last 1 or 4 bytes, relative to its end.  A
+ * direct branch with an operand-size prefix is DEC_BAD: AMD truncates
+ * its target to 16 bits.
+ */
+static void byte_classes(const uint8_t *p, unsigned int len, uint64_t addr, struct dec_insn *out)
+{
+	unsigned int i = 0, rel = 0, cls = 0;
+	bool o16 = false, f3 = false;
+	uint8_t op;
+
+	for (; i < len && strchr("\xf0\xf2\xf3\x2e\x36\x3e\x26\x64\x65\x66\x67", p[i]) && p[i]; i++) {
+		o16 |= p[i] == 0x66;
+		f3 |= p[i] == 0xf3;
+	}
+	if (i < len && (p[i] & 0xf0) == 0x40)
+		i++;
+	if (i >= len)
+		return;
+	op = p[i];
+	if (op == 0x0f && i + 1 < len) {
+		op = p[i + 1];
+		if (op >= 0x80 && op <= 0x8f)
+			rel = 4;
+		else if (op == 0x0b || op == 0xb9 || op == 0xff)
+			cls = DEC_STOP;
+		else if (op == 0x01)
+			cls = i + 2 < len && user_0f01(p[i + 2], f3) ? 0 : DEC_BAD;
+		else if (bad_0f(op))
+			cls = DEC_BAD;
+	} else if (op == 0xe8) {
+		rel = 4;
+	} else if (op == 0xe9) {
+		rel = 4, cls = DEC_STOP;
+	} else if (op == 0xeb) {
+		rel = 1, cls = DEC_STOP;
+	} else if ((op >= 0x70 && op <= 0x7f) || (op >= 0xe0 && op <= 0xe3)) {
+		rel = 1;
+	} else if (op == 0xc3 || op == 0xc2 || op == 0xcc || op == 0xf4) {
+		cls = DEC_STOP;	/* ret, ret N, int3, hlt */
+	} else if (op == 0xff && i + 1 < len) {
+		unsigned int reg = (p[i + 1] >> 3) & 7;
+
+		cls = reg == 4 ? DEC_STOP : reg == 3 || reg == 5 ? DEC_BAD : 0;
+	} else if (op && strchr("\xca\xcb\xcf\xcd\xce\xf1\xe4\xe5\xe6\xe7\xec\xed\xee\xef\x6c\x6d\x6e\x6f"
+			  "\xfa\xfb\x8c\x8e\xd7\x9a\xea\xd6", op)) {
+		cls = DEC_BAD;	/* far ret, iret, int N, into, int1, in/out/ins/outs, cli/sti, sreg, xlat */
+	}
+	if (rel && (o16 || len < rel + 1)) {
+		cls |= DEC_BAD;
+	} else if (rel) {
+		int64_t r;
+
+		if (rel == 1) {
+			r = (int8_t)p[len - 1];
+		} else {
+			int32_t v;
+
+			memcpy(&v, p + len - 4, 4);
+			r = v;
+		}
+		cls |= DEC_DIRECT;
+		out->br_target = addr + len + (uint64_t)r;
+	}
+	out->cls |= cls;
+}
+
 unsigned int dec_one(struct dec *d, const uint8_t *p, size_t left, uint64_t addr,
 		     struct dec_insn *out, int want_text)
 {
 	out->len = 0;
 	out->cls = 0;
 	out->rip_target = 0;
+	out->br_target = 0;
 	out->text[0] = 0;
 	if (!left)
 		return 0;
-	if (pkru_raw(p, left, out, want_text))
-		return out->len;
+	if (!pkru_raw(p, left, out, want_text)) {
 #ifdef XO_DECODE_LLVM
-	if (d->backend == DEC_LLVM)
-		return llvm_one(d, p, left, addr, out, want_text);
+		if (d->backend == DEC_LLVM)
+			llvm_one(d, p, left, addr, out, want_text);
+		else
 #endif
-	return cs_one(d, p, left, addr, out, want_text);
+			cs_one(d, p, left, addr, out, want_text);
+	}
+	if (out->len && d->operands)
+		byte_classes(p, out->len, addr, out);
+	return out->len;
 }
 
 struct dec *dec_open(enum dec_backend backend, int operands, const char **err)

@@ -32,11 +32,21 @@ enum dec_backend { DEC_CAPSTONE, DEC_LLVM };
 #define DEC_NOACCESS	0x04	/* nop, prefetch*: an operand that is not accessed either */
 #define DEC_BRANCH	0x08	/* jmp, jcc, call, ret, loop, jrcxz... */
 #define DEC_RIPREL	0x10	/* has a RIP-relative memory operand: rip_target is set */
+/*
+ * From the bytes, the same for both backends (the proven-code rule's
+ * descent, tools/proven.c):
+ */
+#define DEC_DIRECT	0x20	/* direct jmp, jcc, call, loop, jrcxz: br_target is set */
+#define DEC_STOP	0x40	/* no fall-through: ret, jmp (direct or not), ud0/ud1/ud2, hlt, int3 */
+#define DEC_BAD		0x80	/* privileged, obsolete or odd in user code: in/out, cli/sti, int N,
+				 * iret, far branches and returns, system instructions, segment
+				 * register loads, xlat, 3DNow!, a direct branch with 66 */
 
 struct dec_insn {
 	unsigned int len;	/* bytes; 0 if undecodable */
 	unsigned int cls;	/* DEC_* bits */
 	uint64_t rip_target;	/* address of the RIP-relative operand (DEC_RIPREL) */
+	uint64_t br_target;	/* where a direct branch goes (DEC_DIRECT) */
 	char text[160];		/* "mnemonic operands", Intel syntax, lower case */
 };
 

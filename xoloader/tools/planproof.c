@@ -3,8 +3,13 @@
  * planproof - check elfplan's data-in-text rule against evidence it does
  * not use: what the code itself reads (host tool, tests/host/xoplan_proof.sh).
  *
- *   planproof [-v] [--plan] [--all-code] [--decoder=capstone|llvm] FILE...  (file names on stdin with -)
+ *   planproof [-v] [--plan] [--all-code] [--decoder=capstone|llvm]
+ *             [--rule=fde|proven [--reloc=walk] [--lea-roots] [--no-reads]] FILE...  (file names on stdin with -)
  *
+ * --rule=proven checks the plans of the proven-code rule (proven.h)
+ * instead of the FDE rule's; --reloc=walk, --lea-roots and --no-reads are
+ * its unsafe variants (the checks must catch --lea-roots in libcrypto:
+ * tests/host/proven.sh).
  * For each x86-64 ELF object: plan it with elfplan_build(), then
  *  1. disassemble (decode.c: LLVM 14 by default where built with it, else
  *     capstone 4; linear, from each FDE's start to its end: FDE starts are
@@ -46,6 +51,8 @@
 #include "apply.h"
 #include "decode.h"
 #include "fdes.h"
+#include "files.h"
+#include "proven.h"
 
 #define PS 4096
 
@@ -59,7 +66,8 @@ static struct dec *dec;
 static enum dec_backend backend = DEC_DEFAULT;
 static csh cs;
 static cs_insn *insn;
-static bool verbose, all_code;
+static bool verbose, all_code, rule_proven;
+static struct proven_opts popts;
 static unsigned long files, objects, violations, bad_files, hdr_mismatch, no_plan;
 static unsigned long long all_exec, all_xo, all_insns, unchecked, swept, lea_lost;
 
@@ -69,6 +77,11 @@ static const struct { const char *name; uint8_t b[16]; } tables[] = {
 	{ "AES S-box", { 0x63, 0x7c, 0x77, 0x7b, 0xf2, 0x6b, 0x6f, 0xc5, 0x30, 0x01, 0x67, 0x2b, 0xfe, 0xd7, 0xab, 0x76 } },
 	{ "keccak iota", { 0x01, 0, 0, 0, 0, 0, 0, 0, 0x82, 0x80, 0, 0, 0, 0, 0, 0 } },
 	{ "bswap mask", { 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12 } },
+	/* perlasm's K_XX_XX: each SHA-1 constant four times */
+	{ "SHA-1 K", { 0x99, 0x79, 0x82, 0x5a, 0x99, 0x79, 0x82, 0x5a, 0x99, 0x79, 0x82, 0x5a, 0x99, 0x79, 0x82, 0x5a } },
+	{ "AES Te0", { 0xc6, 0x63, 0x63, 0xa5, 0xf8, 0x7c, 0x7c, 0x84, 0xee, 0x77, 0x77, 0x99, 0xf6, 0x7b, 0x7b, 0x8d } },
+	{ "P-256 .Lpoly", { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0 } },
+	{ "ChaCha sigma", { 'e', 'x', 'p', 'a', 'n', 'd', ' ', '3', '2', '-', 'b', 'y', 't', 'e', ' ', 'k' } },
 };
 
 static bool xo_at(uint64_t a)
@@ -270,6 +283,7 @@ static long hdr_count(const uint8_t *b, size_t n)
 static void check(const char *file)
 {
 	struct fdes f = { NULL, 0, 0 };
+	struct proven_stats pst;
 	unsigned long long exec = 0, xo = 0;
 	long walked = 0, hdr = -1;
 	struct stat st;
@@ -297,7 +311,7 @@ static void check(const char *file)
 	    (((const Elf64_Ehdr *)img)->e_type != ET_EXEC && ((const Elf64_Ehdr *)img)->e_type != ET_DYN))
 		goto out;
 	objects++;
-	if (elfplan_build(fd, PS, &plan)) {
+	if (rule_proven ? proven_plan(fd, PS, dec, &popts, &plan, &pst) : elfplan_build(fd, PS, &plan)) {
 		no_plan++;
 		if (verbose)
 			printf("noplan\t%s\t%s\n", file, plan.err);
@@ -385,7 +399,6 @@ out:
 
 int main(int argc, char **argv)
 {
-	char line[4096];
 	const char *err;
 	bool plan_only = false;
 	int i = 1;
@@ -397,10 +410,19 @@ int main(int argc, char **argv)
 			all_code = true;
 		else if (!strcmp(argv[i], "--plan"))
 			plan_only = true;
+		else if (!strcmp(argv[i], "--rule=proven") || !strcmp(argv[i], "--rule=fde"))
+			rule_proven = argv[i][7] == 'p';
+		else if (!strcmp(argv[i], "--reloc=walk"))
+			popts.reloc = PROVEN_RELOC_WALK;
+		else if (!strcmp(argv[i], "--lea-roots"))
+			popts.lea_roots = true;
+		else if (!strcmp(argv[i], "--no-reads"))
+			popts.no_reads = true;
 		else if (!strncmp(argv[i], "--decoder=", 10) && dec_backend_of(argv[i] + 10) >= 0)
 			backend = (enum dec_backend)dec_backend_of(argv[i] + 10);
 		else {
-			fprintf(stderr, "usage: planproof [-v] [--plan] [--all-code] [--decoder=capstone|llvm] FILE...|-\n");
+			fprintf(stderr, "usage: planproof [-v] [--plan] [--all-code] [--decoder=capstone|llvm] "
+				"[--rule=fde|proven [--reloc=walk] [--lea-roots] [--no-reads]] FILE...|-\n");
 			return 2;
 		}
 	}
@@ -427,20 +449,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "planproof: --decoder=%s: %s\n", dec_name(backend), err);
 		return 2;
 	}
-	for (; i < argc; i++) {
-		if (strcmp(argv[i], "-")) {
-			check(argv[i]);
-			continue;
-		}
-		while (fgets(line, sizeof(line), stdin)) {
-			line[strcspn(line, "\n")] = 0;
-			if (line[0])
-				check(line);
-		}
-	}
+	each_file(argc - i, argv + i, check);
 	fflush(stdout);
-	printf("summary\tdecoder %s\tfiles %lu\tobjects %lu\tunplanned %lu\tinsns %llu\tswept %llu\tundecodable %llu bytes\tlea-unfollowed %llu\texec %llu\txo %llu (%.2f%%)\tfdecount-mismatch %lu\tviolations %lu\n",
-	       dec_name(backend), files, objects, no_plan, all_insns, swept, unchecked, lea_lost, all_exec, all_xo,
+	printf("summary\trule %s\tdecoder %s\tfiles %lu\tobjects %lu\tunplanned %lu\tinsns %llu\tswept %llu\tundecodable %llu bytes\tlea-unfollowed %llu\texec %llu\txo %llu (%.2f%%)\tfdecount-mismatch %lu\tviolations %lu\n",
+	       rule_proven ? "proven" : "fde", dec_name(backend), files, objects, no_plan, all_insns, swept, unchecked, lea_lost, all_exec, all_xo,
 	       all_exec ? 100.0 * (double)all_xo / (double)all_exec : 0.0, hdr_mismatch, violations);
 	(void)bad_files;
 	return violations ? 1 : 0;

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# proven.sh - the proven-code rule (xoloader/tools/proven.c, issue 26 step
+# 2), on objects built here and on libcrypto:
+#  - a CFI-less function with an STT_FUNC symbol is proven code: its page,
+#    readable under the FDE rule, is execute-only under the proven rule;
+#  - a table in .text reached only by a relocation from .data.rel.ro, whose
+#    bytes decode as code ending in ret, stays readable: relocation targets
+#    are not roots.  --reloc=walk (roots (c) as the prototype had them)
+#    makes it execute-only: that is what the default refuses;
+#  - V8's case: CFI-less code that reads its own movabs imm64 through a
+#    RIP-relative mov keeps its page readable ("read by its own code");
+#    --no-reads shows the page would be execute-only without the check;
+#  - a root whose path meets a privileged instruction (cli) is dropped whole;
+#  - libcrypto: every constant table found by content (SHA-256/512 K, SHA-1
+#    K_XX_XX, AES Te0 and S-box, keccak iotas, P-256 .Lpoly, the ChaCha
+#    sigma, the bswap mask) lies in a readable page of the proven plan, and
+#    planproof --rule=proven finds no access into an execute-only page.
+# Host only; needs make host-tools (xoproven, planproof).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib/tap.sh"
+tap_init proven
+xp=$top/build/host/xoproven pp=$top/build/host/planproof
+[ -x "$xp" ] && [ -x "$pp" ] || tap_bail "build/host/xoproven and planproof exist (make host-tools)"
+tmp=$(mktemp -d /tmp/xo-proven-test.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+# Each case on a page of its own (.p2align 12), between functions with CFI.
+# A page of "add rax, rdx" (48 01 d0) and a ret: valid code, not fill.
+cat >"$tmp/p.S" <<'EOF'
+	.macro body
+	.rept 1364
+	.byte 0x48, 0x01, 0xd0
+	.endr
+	.byte 0x90, 0x90, 0x90
+	ret
+	.endm
+	.text
+	.globl f0
+f0:	.cfi_startproc
+	ret
+	.cfi_endproc
+	.p2align 12
+	.globl nocfi
+	.type nocfi, @function
+nocfi:	body				# page 1: a function without CFI
+	.p2align 12
+table:	body				# page 2: a "table", only .data.rel.ro points at it
+	.type table, @object
+	.p2align 12
+	.globl v8
+	.type v8, @function
+v8:
+.Lv8:	movabs $0x1122334455667788, %r12	# page 3: reads its own imm64
+	mov .Lv8+2(%rip), %r12
+	.rept 1359
+	.byte 0x48, 0x01, 0xd0
+	.endr
+	.byte 0x90, 0x90
+	ret
+	.p2align 12
+	.globl priv
+	.type priv, @function
+priv:	.rept 1364			# page 4: cli on the path
+	.byte 0x48, 0x01, 0xd0
+	.endr
+	cli
+	.byte 0x90, 0x90
+	ret
+	.p2align 12
+	.globl f5
+f5:	.cfi_startproc
+	ret
+	.cfi_endproc
+	.section .data.rel.ro,"aw"
+	.quad table
+	.section .note.GNU-stack,"",@progbits
+EOF
+gcc -shared -nostdlib -Wl,-z,separate-code -o "$tmp/libp.so" "$tmp/p.S" || tap_bail "gcc builds the test object"
+readelf -rW "$tmp/libp.so" | grep -q R_X86_64_RELATIVE || tap_bail "the test object has the RELATIVE relocation"
+sym() { readelf -sW "$tmp/libp.so" | awk -v s="$1" '$8 == s { print $2; exit }'; }
+# at ADDR: from "START END STATE WHY" lines (hex) on stdin, "xo" or "readable WHY" at ADDR
+at() {
+	local s e st why
+	while read -r s e st why; do
+		if [ $((16#$s)) -le "$1" ] && [ "$1" -lt $((16#$e)) ]; then
+			[ "$st" = xo ] && echo xo || echo "$st $why"
+			return
+		fi
+	done
+}
+# state XOPROVEN-OPTION SYMBOL: the proven plan at SYMBOL; fdestate SYMBOL: the FDE rule's
+state() {
+	"$xp" --plan=tsv "$1" "$tmp/libp.so" 2>&1 | cut -f2- | tr '\t' ' ' | at $((16#$(sym "$2")))
+}
+fdestate() {
+	"$pp" --plan "$tmp/libp.so" 2>&1 | sed 's/^xoload: [^ ]* 0x\([0-9a-f]*\)-0x\([0-9a-f]*\) /\1 \2 /' |
+		at $((16#$(sym "$1")))
+}
+
+s=$(state --reloc=none nocfi) f=$(fdestate nocfi)
+[ "$s" = xo ] && [ "${f%% *}" = readable ]
+ok $? "a CFI-less STT_FUNC function is proven code: FDE rule $f, proven rule $s"
+s=$(state --reloc=none table)
+[ "${s%% *}" = readable ]
+ok $? "a table in .text reached only by a relocation from .data.rel.ro stays readable ($s)"
+s=$(state --reloc=walk table)
+[ "$s" = xo ]
+ok $? "with relocation targets as roots (--reloc=walk) it would be execute-only ($s): what the default refuses"
+s=$(state --reloc=none v8)
+[ "$s" = "readable read by its own code" ]
+ok $? "code that reads its own movabs imm64 keeps its page readable ($s)"
+s=$(state --no-reads v8)
+[ "$s" = xo ]
+ok $? "without the read check (--no-reads) that page would be execute-only ($s)"
+s=$(state --reloc=none priv)
+[ "${s%% *}" = readable ]
+ok $? "a root whose path meets cli is dropped: its page stays readable ($s)"
+"$xp" "$tmp/libp.so" >"$tmp/stats"
+grep -q 'roots=0/3/1/0	kept=2	dropped=1	' "$tmp/stats"
+ok $? "3 symbol roots (nocfi, v8, priv) and 1 relocation root (table): 2 kept, 1 dropped ($(cut -f9-11 "$tmp/stats" | head -1))"
+
+# libcrypto: tables by content, each in a readable page of the proven plan.
+crypto=/usr/lib/x86_64-linux-gnu/libcrypto.so.3
+if [ ! -r "$crypto" ]; then
+	skip "no $crypto" "libcrypto's tables stay readable"
+	tap_done
+	exit
+fi
+"$xp" --plan=tsv "$crypto" 2>"$tmp/plan"
+# The PF_X segment's file offset -> address delta (the same in Debian's build).
+delta=$(readelf -lW "$crypto" | awk '$1 == "LOAD" && / R E / { print $3, $2; exit }')
+delta=$(( ${delta% *} - ${delta#* } ))
+tables="SHA-256-K:\x98\x2f\x8a\x42\x91\x44\x37\x71 SHA-512-K:\x22\xae\x28\xd7\x98\x2f\x8a\x42
+SHA-1-K:\x99\x79\x82\x5a\x99\x79\x82\x5a AES-Te0:\xc6\x63\x63\xa5\xf8\x7c\x7c\x84
+AES-S-box:\x63\x7c\x77\x7b\xf2\x6b\x6f\xc5 keccak-iota:\x01\x00\x00\x00\x00\x00\x00\x00\x82\x80\x00\x00\x00\x00\x00\x00
+P-256-poly:\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00
+ChaCha-sigma:expand\x2032-byte\x20k bswap-mask:\x03\x02\x01\x00\x07\x06\x05\x04\x0b\x0a\x09\x08"
+cut -f2- "$tmp/plan" | tr '\t' ' ' >"$tmp/ranges"
+found=0 bad= kinds=
+for t in $tables; do
+	for off in $(LC_ALL=C grep -obUaP "${t#*:}" "$crypto" | cut -d: -f1); do
+		a=$((off + delta))
+		st=$(at "$a" <"$tmp/ranges")
+		[ -z "$st" ] && continue	# not in an executable segment
+		found=$((found + 1)) kinds="$kinds ${t%%:*}"
+		[ "$st" = xo ] && bad="$bad ${t%%:*}@$(printf %x "$a")"
+	done
+done
+diag "tables found: $(echo $kinds | tr ' ' '\n' | uniq -c | tr -s ' \n' ' ')"
+[ "$found" -ge 10 ] && [ -z "$bad" ]
+ok $? "libcrypto: $found copies of known tables in executable pages, all readable under the proven rule${bad:+; execute-only:$bad}"
+"$pp" --rule=proven "$crypto" >"$tmp/pp"
+v=$(grep -c '^VIOLATION' "$tmp/pp")
+[ "$v" = 0 ] && grep -q '^summary	rule proven' "$tmp/pp"
+ok $? "planproof --rule=proven: no access into an execute-only page of libcrypto ($v)"
+tap_done

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * proven.h - the proven-code rule (issue 26 step 2): code without CFI that
+ * a recursive descent from known entry points proves to be code counts as
+ * code, as FDE-covered bytes do; a page the object's own code is seen to
+ * read stays readable.  Offline only: analysis tools compute these plans
+ * (with a decoder), the run path never does.
+ *
+ * Roots of the descent, each outside FDE-covered code:
+ *  (a) direct call/jmp/jcc targets in FDE-covered code (and, by descent,
+ *      in proven code);
+ *  (b) STT_FUNC and STT_GNU_IFUNC symbols of .dynsym and .symtab;
+ *  (c) relocation targets (RELATIVE, IRELATIVE, 64, GLOB_DAT, JUMP_SLOT):
+ *      only with PROVEN_RELOC_WALK, not by default - a table in .text that
+ *      .data.rel.ro points at is reached by one and may decode as code
+ *      (tests/host/proven.sh);
+ * never RIP-relative lea targets (they point at tables as often as at
+ * code: libcrypto's SHA1 K_XX_XX decodes as cdq; jns; pop rdx).  The
+ * descent follows fall-through and direct targets and stops at ret, jmp,
+ * ud0/1/2, hlt, int3 and at code already known; a root whose path meets
+ * an undecodable, privileged or obsolete instruction (decode.h DEC_BAD),
+ * leaves the executable sections, runs into FDE-covered code mid-way or
+ * overlaps another instruction is dropped whole.
+ *
+ * Reads: every RIP-relative memory access (not lea, nop, prefetch) in
+ * FDE-covered and proven code, and a RIP-relative lea whose register a
+ * memory operand of one of the next 6 instructions (before a branch) uses,
+ * mark the page(s) it reads; those stay readable.  Absence of a seen read
+ * proves nothing (the code bytes are proven, not the reads), so this only
+ * ever removes pages from the execute-only set.
+ */
+#ifndef XOLOADER_TOOLS_PROVEN_H
+#define XOLOADER_TOOLS_PROVEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../rule/plan.h"
+#include "decode.h"
+
+enum proven_reloc { PROVEN_RELOC_NONE, PROVEN_RELOC_WALK };
+
+struct proven_opts {
+	enum proven_reloc reloc;
+	bool lea_roots;		/* unsafe, for the tests: lea targets as roots */
+	bool no_reads;		/* unsafe, for the tests: no read check */
+};
+
+enum { ROOT_BRANCH, ROOT_SYMBOL, ROOT_RELOC, ROOT_LEA, NROOT };
+
+struct proven_stats {
+	uint64_t roots[NROOT];		/* distinct roots outside FDE-covered code, by kind */
+	uint64_t kept, dropped;		/* roots whose descent proved code / was dropped */
+	uint64_t fde_bytes;		/* FDE-covered bytes (and the runtime-code sections) */
+	uint64_t proven_bytes;		/* bytes proven outside them */
+	uint64_t read_pages;		/* pages the code is seen to read */
+	uint64_t undecodable;		/* FDE-covered bytes not swept: a byte the decoder rejected */
+	bool section_rule;		/* no FDE at all: the section rule, nothing proven */
+};
+
+/*
+ * The proven-code plan of the object open on @fd, decoding with @d (opened
+ * with operands).  Returns 0, or -1 with p->err set (what elfplan_build()
+ * refuses).
+ */
+int proven_plan(int fd, size_t pagesz, struct dec *d, const struct proven_opts *o,
+		struct plan *p, struct proven_stats *st);
+
+#endif

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xoproven - the proven-code rule (proven.h) against the FDE rule, per
+ * object, on the host (issue 26 step 2; the plans are computed offline,
+ * never by xoload).
+ *
+ *   xoproven [--decoder=capstone|llvm] [--reloc=none|walk] [--lea-roots] [--no-reads]
+ *            [--plan[=human|tsv|json]] FILE...|-
+ *
+ * One line per x86-64 executable or shared object (tab-separated):
+ *   object FILE exec_pages fde_xo_pages proven_xo_pages code_bytes fde_xo_code proven_xo_code
+ *          roots=BRANCH/SYMBOL/RELOC/LEA kept=K dropped=D fde_bytes=F proven_bytes=P read_pages=R
+ *          undecodable=U [section-rule]
+ * pages: of the PF_X segments; code bytes: of the SHF_EXECINSTR sections,
+ * and of those the bytes in execute-only pages under each rule (the
+ * survey's code-byte headline, issue 26 step 4).  Then a "total" line.
+ * --plan prints the proven-code plan of each file instead (on stderr, in
+ * xoload --report's formats).  --reloc=walk adds relocation targets as
+ * roots, --lea-roots lea targets and --no-reads drops the read check: all
+ * three are unsafe and there for the tests and the measurements.
+ * Exit status: 0; 1 if a file could not be planned; 2 usage.
+ */
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../ref/elfplan.h"
+#include "apply.h"
+#include "files.h"
+#include "proven.h"
+
+#define PS 4096
+
+static const char usage[] =
+"usage: xoproven [--decoder=capstone|llvm] [--reloc=none|walk] [--lea-roots] [--no-reads]\n"
+"                [--plan[=human|tsv|json]] FILE...|-\n";
+
+static struct plan fde, prv;
+static struct dec *dec;
+static struct proven_opts opts;
+static enum report_fmt plan_fmt;
+static bool plan_only;
+static unsigned long long tot[6], troots[NROOT], tkept, tdropped, tfde, tproven, treads, tundec;
+static unsigned long objects, failed;
+
+/* The bytes of the SHF_EXECINSTR sections of @fd, and of them those in execute-only pages of @p[0], @p[1]. */
+static void code_bytes(int fd, const struct plan *const p[2], unsigned long long out[3])
+{
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf_Scn *scn = NULL;
+	int k, r;
+
+	out[0] = out[1] = out[2] = 0;
+	while (e && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) != (SHF_ALLOC | SHF_EXECINSTR))
+			continue;
+		out[0] += sh.sh_size;
+		for (k = 0; k < 2; k++)
+			for (r = 0; r < p[k]->n; r++) {
+				uint64_t a = p[k]->r[r].start > sh.sh_addr ? p[k]->r[r].start : sh.sh_addr;
+				uint64_t b = p[k]->r[r].end < sh.sh_addr + sh.sh_size ? p[k]->r[r].end
+										   : sh.sh_addr + sh.sh_size;
+
+				if (p[k]->r[r].xo && a < b)
+					out[k + 1] += b - a;
+			}
+	}
+	if (e)
+		elf_end(e);
+}
+
+static void one(const char *file)
+{
+	const struct plan *const both[2] = { &fde, &prv };
+	unsigned long long pages[3] = { 0, 0, 0 }, code[3];
+	struct proven_stats st;
+	unsigned char m[20];
+	int fd = open(file, O_RDONLY), r;
+
+	if (fd < 0 || pread(fd, m, sizeof(m), 0) != (ssize_t)sizeof(m) || memcmp(m, ELFMAG, SELFMAG) ||
+	    m[EI_CLASS] != ELFCLASS64 || m[18] != EM_X86_64 || (m[16] != ET_EXEC && m[16] != ET_DYN)) {
+		if (fd >= 0)
+			close(fd);
+		return;	/* not an x86-64 executable or shared object: not ours to plan */
+	}
+	if (elfplan_build(fd, PS, &fde) || proven_plan(fd, PS, dec, &opts, &prv, &st)) {
+		fprintf(stderr, "xoproven: %s: %s\n", file, fde.err[0] ? fde.err : prv.err);
+		failed++;
+		close(fd);
+		return;
+	}
+	if (plan_only) {
+		report_plan(file, &prv, 0, plan_fmt);
+		close(fd);
+		return;
+	}
+	objects++;
+	for (r = 0; r < fde.n; r++)
+		pages[0] += (fde.r[r].end - fde.r[r].start) / PS;
+	pages[1] = elfplan_xo_pages(&fde, PS);
+	pages[2] = elfplan_xo_pages(&prv, PS);
+	code_bytes(fd, both, code);
+	close(fd);
+	printf("object\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\troots=%llu/%llu/%llu/%llu\tkept=%llu\tdropped=%llu\t"
+	       "fde_bytes=%llu\tproven_bytes=%llu\tread_pages=%llu\tundecodable=%llu%s\n",
+	       file, pages[0], pages[1], pages[2], code[0], code[1], code[2],
+	       (unsigned long long)st.roots[0], (unsigned long long)st.roots[1], (unsigned long long)st.roots[2],
+	       (unsigned long long)st.roots[3], (unsigned long long)st.kept, (unsigned long long)st.dropped,
+	       (unsigned long long)st.fde_bytes, (unsigned long long)st.proven_bytes,
+	       (unsigned long long)st.read_pages, (unsigned long long)st.undecodable,
+	       st.section_rule ? "\tsection-rule" : "");
+	for (r = 0; r < 3; r++)
+		tot[r] += pages[r], tot[r + 3] += code[r];
+	for (r = 0; r < NROOT; r++)
+		troots[r] += st.roots[r];
+	tkept += st.kept;
+	tdropped += st.dropped;
+	tfde += st.fde_bytes;
+	tproven += st.proven_bytes;
+	treads += st.read_pages;
+	tundec += st.undecodable;
+}
+
+static double pct(unsigned long long a, unsigned long long b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+int main(int argc, char **argv)
+{
+	enum dec_backend backend = DEC_DEFAULT;
+	const char *err;
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		const char *a = argv[i];
+
+		if (!strncmp(a, "--decoder=", 10) && dec_backend_of(a + 10) >= 0)
+			backend = (enum dec_backend)dec_backend_of(a + 10);
+		else if (!strcmp(a, "--reloc=none") || !strcmp(a, "--reloc=walk"))
+			opts.reloc = a[8] == 'w' ? PROVEN_RELOC_WALK : PROVEN_RELOC_NONE;
+		else if (!strcmp(a, "--lea-roots"))
+			opts.lea_roots = true;
+		else if (!strcmp(a, "--no-reads"))
+			opts.no_reads = true;
+		else if (!strcmp(a, "--plan") || !strcmp(a, "--plan=human"))
+			plan_only = true, plan_fmt = REPORT_HUMAN;
+		else if (!strcmp(a, "--plan=tsv"))
+			plan_only = true, plan_fmt = REPORT_TSV;
+		else if (!strcmp(a, "--plan=json"))
+			plan_only = true, plan_fmt = REPORT_JSON;
+		else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return fputs(usage, stdout), 0;
+		else
+			return fprintf(stderr, "xoproven: unknown option %s\n%s", a, usage), 2;
+	}
+	if (i == argc)
+		return fputs(usage, stderr), 2;
+	elf_version(EV_CURRENT);
+	if (!(dec = dec_open(backend, 1, &err))) {
+		fprintf(stderr, "xoproven: --decoder=%s: %s\n", dec_name(backend), err);
+		return 2;
+	}
+	each_file(argc - i, argv + i, one);
+	if (!plan_only)
+		printf("total\tdecoder %s\treloc %s\tobjects %lu\tfailed %lu\tpages %llu\tfde-xo %llu (%.2f%%)\t"
+		       "proven-xo %llu (%.2f%%)\tcode-bytes %llu\tfde-xo %llu (%.2f%%)\tproven-xo %llu (%.2f%%)\t"
+		       "roots %llu/%llu/%llu/%llu\tkept %llu\tdropped %llu\tfde-bytes %llu\tproven-bytes %llu\t"
+		       "read-pages %llu\tundecodable %llu\n",
+		       dec_name(backend), opts.reloc == PROVEN_RELOC_WALK ? "walk" : "none", objects, failed,
+		       tot[0], tot[1], pct(tot[1], tot[0]), tot[2], pct(tot[2], tot[0]),
+		       tot[3], tot[4], pct(tot[4], tot[3]), tot[5], pct(tot[5], tot[3]),
+		       troots[0], troots[1], troots[2], troots[3], tkept, tdropped, tfde, tproven, treads, tundec);
+	dec_close(dec);
+	return failed ? 1 : 0;
+}
