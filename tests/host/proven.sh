@@ -11,6 +11,9 @@
 #    RIP-relative mov keeps its page readable ("read by its own code");
 #    --no-reads shows the page would be execute-only without the check;
 #  - a root whose path meets a privileged instruction (cli) is dropped whole;
+#  - libffi 3.2's case: a table inside an FDE, read through a lea'd base
+#    and an index, keeps its page readable (the FDE rule's plan does not:
+#    tests/host/xoplan_proof.known);
 #  - libcrypto: every constant table found by content (SHA-256/512 K, SHA-1
 #    K_XX_XX, AES Te0 and S-box, keccak iotas, P-256 .Lpoly, the ChaCha
 #    sigma, the bswap mask) lies in a readable page of the proven plan, and
@@ -68,8 +71,29 @@ priv:	.rept 1364			# page 4: cli on the path
 	.byte 0x90, 0x90
 	ret
 	.p2align 12
+	.globl ffi
+ffi:	.cfi_startproc			# page 5: libffi 3.2's offset table inside an FDE
+	lea .Ltab(%rip), %r11
+	movslq (%r11,%r10,4), %r10
+	add %r11, %r10
+	jmp *%r10
+.Ltab:	.long .La - .Ltab, .Lb - .Ltab
+.La:	ret
+.Lb:	ret
+	.cfi_endproc
+	.p2align 12
+	.globl closure
+closure: .cfi_startproc			# page 6: a code address taken, the register reused
+	lea f5(%rip), %rdx
+	mov %rdx, 8(%rsp)
+	mov 16(%rsp), %rdx
+	mov (%rdx), %rax
+	ret
+	.cfi_endproc
+	.p2align 12
 	.globl f5
-f5:	.cfi_startproc
+	.hidden f5
+f5:	.cfi_startproc			# page 7
 	ret
 	.cfi_endproc
 	.section .data.rel.ro,"aw"
@@ -113,6 +137,12 @@ ok $? "code that reads its own movabs imm64 keeps its page readable ($s)"
 s=$(state --no-reads v8)
 [ "$s" = xo ]
 ok $? "without the read check (--no-reads) that page would be execute-only ($s)"
+s=$(state --reloc=none ffi) f=$(fdestate ffi)
+[ "$s" = "readable read by its own code" ] && [ "$f" = xo ]
+ok $? "a table inside an FDE read through lea and an index (libffi 3.2) keeps its page readable: FDE rule $f, proven rule $s"
+s=$(state --reloc=none f5)
+[ "$s" = xo ]
+ok $? "a lea of a function's address whose register is then loaded anew is no read of it ($s)"
 s=$(state --reloc=none priv)
 [ "${s%% *}" = readable ]
 ok $? "a root whose path meets cli is dropped: its page stays readable ($s)"

@@ -348,7 +348,7 @@ static long data_gaps(const struct sect *s, size_t ns, const uint8_t *file, size
 			goto bad;
 		fdes += r;
 	}
-	if (!fdes) {
+	if (!fdes && !nextra) {
 		free(c.r);
 		*section_rule = true;
 		return 0;

@@ -31,7 +31,7 @@ int elfplan_build(int fd, size_t pagesz, struct plan *p);
  * of code proven otherwise, covered as an FDE's range is; and the sorted
  * page addresses that the object's own code is seen to read, which stay
  * readable ("read by its own code").  An object without any FDE keeps the
- * section rule either way.
+ * section rule unless @code has ranges (Go's pclntab: proven.c).
  */
 struct plan_extra {
 	const uint64_t (*code)[2];

@@ -10,6 +10,7 @@
  * proven instruction, and the same two for the descent under way, so that
  * a root that fails leaves nothing behind.
  */
+#include <ctype.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,7 @@ struct ctx {
 	struct dec *d;
 	const struct proven_opts *o;
 	struct proven_stats *st;
-	struct vec roots[NROOT], reads, lreads, stack, path;
+	struct vec roots[NROOT], reads, lreads, stack, path, go;
 	bool oom;
 };
 
@@ -93,6 +94,14 @@ static void read_seen(struct ctx *c, uint64_t a, uint64_t n)
 		push(c, &c->reads, p);
 }
 
+/* --trace: one line per read seen: "read KIND FROM TARGET" (hex). */
+static void trace(struct ctx *c, const char *kind, uint64_t from, uint64_t to)
+{
+	if (c->o->trace)
+		fprintf(c->o->trace, "read\t%s\t%llx\t%llx\n", kind, (unsigned long long)from,
+			(unsigned long long)to);
+}
+
 /* The 64-bit register that "lea REG, [rip ...]" (@text) writes, into @reg. */
 static bool lea_reg(const char *text, char reg[8])
 {
@@ -124,13 +133,50 @@ static bool addresses_with(const char *text, const char *reg)
 }
 
 /*
+ * Does @text put a new value into @reg (64-bit name) or its 32-bit part,
+ * one that does not derive from it?  Only plain loads and moves count
+ * (mov, movzx, movsx, movsxd, movabs, lea, pop) from something else:
+ * after "add rdx, rax" or "lea rdx, [rdx + 8]" the register may still
+ * point into the table.
+ */
+static bool overwrites(const char *text, const char *reg)
+{
+	static const char *const movs[] = { "mov", "movzx", "movsx", "movsxd", "movabs", "lea", "pop", NULL };
+	const char *op = strchr(text, ' ');
+	char r32[8];
+	size_t n, k;
+
+	if (!op)
+		return false;
+	for (k = 0; movs[k] && !(strlen(movs[k]) == (size_t)(op - text) && !strncmp(text, movs[k], strlen(movs[k])));
+	     k++)
+		;
+	if (!movs[k])
+		return false;
+	op++;
+	n = strcspn(op, ",");
+	/* rdx -> edx, r8 -> r8d */
+	if (reg[1] >= '0' && reg[1] <= '9')
+		snprintf(r32, sizeof(r32), "%sd", reg);
+	else
+		snprintf(r32, sizeof(r32), "e%s", reg + 1);
+	if ((n != strlen(reg) || strncmp(op, reg, n)) && (n != strlen(r32) || strncmp(op, r32, n)))
+		return false;
+	/* "lea rdx, [rdx + 8]", "mov rdx, rdx": derived from it */
+	for (op += n; (op = strstr(op, reg)); op++)
+		if (!isalnum((unsigned char)op[-1]) && !isalnum((unsigned char)op[strlen(reg)]))
+			return false;
+	return true;
+}
+
+/*
  * Linear sweep of the code [lo, hi) (@b its bytes): the direct branch
  * targets outside known code are roots (a) (@roots), and what the code
  * reads is noted; lea targets are roots only with --lea-roots.
  */
 static void sweep(struct ctx *c, const uint8_t *b, uint64_t lo, uint64_t hi, bool roots)
 {
-	uint64_t pos = 0, left = hi - lo, lea_target = 0;
+	uint64_t pos = 0, left = hi - lo, lea_target = 0, lea_at = 0;
 	int follow = 0;
 	char reg[8] = "";
 	struct dec_insn in;
@@ -145,20 +191,22 @@ static void sweep(struct ctx *c, const uint8_t *b, uint64_t lo, uint64_t hi, boo
 			if (in.cls & DEC_BRANCH)
 				follow = 0;
 			else if (!(in.cls & (DEC_LEA | DEC_NOACCESS)) && addresses_with(in.text, reg))
-				push(c, &c->lreads, lea_target), follow = 0;
+				push(c, &c->lreads, lea_target), push(c, &c->lreads, lea_at), follow = 0;
+			else if (overwrites(in.text, reg))
+				follow = 0;
 			else
 				follow--;
 		}
 		if ((in.cls & DEC_DIRECT) && roots)
 			push(c, &c->roots[ROOT_BRANCH], in.br_target);
 		if ((in.cls & DEC_RIPREL) && !(in.cls & (DEC_LEA | DEC_NOACCESS)))
-			read_seen(c, in.rip_target, 64);	/* up to a zmm */
+			trace(c, "rip", lo + pos, in.rip_target), read_seen(c, in.rip_target, 64);	/* up to a zmm */
 		if ((in.cls & DEC_RIPREL) && (in.cls & DEC_LEA)) {
 			if (roots && c->o->lea_roots)
 				push(c, &c->roots[ROOT_LEA], in.rip_target);
 			dec_one(c->d, b + pos, left - pos, lo + pos, &in, 1);
 			if (lea_reg(in.text, reg))
-				lea_target = in.rip_target, follow = 6;
+				lea_target = in.rip_target, lea_at = lo + pos, follow = 6;
 		}
 		pos += in.len;
 	}
@@ -266,7 +314,54 @@ static void reloc_roots(struct ctx *c, Elf *e, Elf_Scn *scn, const GElf_Shdr *sh
 	}
 }
 
+/*
+ * Go's function table (.gopclntab, Go 1.18 and later: magic 0xfffffff0 or
+ * 0xfffffff1): nfunc + 1 entry offsets from textStart, the last one the
+ * end of the text; each function runs from its entry to the next one's.
+ * The exact ranges of Go's code, which has no FDEs: added to @f as FDE
+ * ranges are.  Returns the number of functions, 0 if this is no table
+ * it knows.
+ */
+static long go_functions(const uint8_t *b, uint64_t n, struct fdes *f)
+{
+	uint64_t nfunc, text, pcln, k;
+	uint32_t magic, e0, e1;
+
+	if (n < 72)
+		return 0;
+	memcpy(&magic, b, 4);
+	if ((magic != 0xfffffff0 && magic != 0xfffffff1) || b[4] || b[5] || b[6] != 1 || b[7] != 8)
+		return 0;
+	memcpy(&nfunc, b + 8, 8);
+	memcpy(&text, b + 24, 8);
+	memcpy(&pcln, b + 64, 8);
+	if (!nfunc || pcln > n || nfunc > (n - pcln) / 8 - 1)
+		return 0;
+	for (k = 0; k < nfunc; k++) {
+		memcpy(&e0, b + pcln + 8 * k, 4);
+		memcpy(&e1, b + pcln + 8 * (k + 1), 4);
+		if (e1 < e0)
+			return 0;
+		if (e1 > e0)
+			fdes_add(f, text + e0, text + e1);
+	}
+	return (long)nfunc;
+}
+
 static const char *const runtime_code[] = { ".init", ".fini", ".plt", ".plt.got", ".plt.sec", ".iplt" };
+
+/* Keep Go's function ranges (@f from @before on) for the plan: they are code as FDE ranges are. */
+static void st_go(struct ctx *c, long nfunc, const struct fdes *f, size_t before)
+{
+	size_t i;
+
+	c->st->go_functions += nfunc > 0 ? (uint64_t)nfunc : 0;
+	for (i = before; i < f->n; i++) {
+		push(c, &c->go, f->r[i][0]);
+		push(c, &c->go, f->r[i][1]);
+		c->st->go_bytes += f->r[i][1] - f->r[i][0];
+	}
+}
 
 /*
  * The executable sections, their FDE-covered bytes, the roots of symbols
@@ -296,6 +391,11 @@ static long read_object(struct ctx *c, Elf *e, const uint8_t *img, size_t fsize)
 		if (sh.sh_type == SHT_NOBITS || !(sh.sh_flags & SHF_ALLOC) || sh.sh_offset > fsize ||
 		    sh.sh_size > fsize - sh.sh_offset)
 			continue;
+		if (!strcmp(name, ".gopclntab")) {
+			size_t before = f.n;
+
+			st_go(c, go_functions(img + sh.sh_offset, sh.sh_size, &f), &f, before);
+		}
 		if (!strcmp(name, ".eh_frame")) {
 			long r = ehframe_walk(img + sh.sh_offset, sh.sh_size, sh.sh_addr, fdes_add, &f);
 
@@ -357,15 +457,16 @@ static void lea_reads(struct ctx *c)
 {
 	size_t i;
 
-	for (i = 0; i < c->lreads.n; i++) {
+	for (i = 0; i + 1 < c->lreads.n; i += 2) {
 		uint64_t t = c->lreads.v[i];
 		struct xsect *x = sect_of(c, t);
 
+		trace(c, "lea", c->lreads.v[i + 1], t);
 		read_seen(c, t, x && x->st[t - x->addr] != ST_NONE ? c->ps : 64);
 	}
 }
 
-/* The proven bytes as ranges, and a sweep of each for what it reads. */
+/* The proven bytes (and Go's functions) as ranges, and a sweep of each proven one for what it reads. */
 static uint64_t (*proven_ranges(struct ctx *c, size_t *n))[2]
 {
 	struct fdes r = { NULL, 0, 0 };
@@ -389,6 +490,8 @@ static uint64_t (*proven_ranges(struct ctx *c, size_t *n))[2]
 			k = e;
 		}
 	}
+	for (i = 0; i + 1 < c->go.n; i += 2)
+		fdes_add(&r, c->go.v[i], c->go.v[i + 1]);
 	*n = r.n;
 	return r.r;
 }
@@ -417,8 +520,11 @@ int proven_plan(int fd, size_t ps, struct dec *d, const struct proven_opts *o,
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	img = e ? (const uint8_t *)elf_rawfile(e, &fsize) : NULL;
 	fdes = img ? read_object(&c, e, img, fsize) : -1;
-	if (fdes <= 0 || c.oom) {
-		/* No FDE: the section rule; .eh_frame unreadable: readable (elfplan says which). */
+	if (fdes < 0 || (fdes == 0 && !c.go.n) || c.oom) {
+		/*
+		 * No FDE and no Go function table: the section rule;
+		 * .eh_frame unreadable: readable (elfplan says which).
+		 */
 		st->section_rule = fdes == 0;
 		ret = 0;
 		goto out;
@@ -456,6 +562,7 @@ out:
 		free(c.roots[k].v);
 	free(c.reads.v);
 	free(c.lreads.v);
+	free(c.go.v);
 	free(c.stack.v);
 	free(c.path.v);
 	for (i = 0; i < c.nx; i++)

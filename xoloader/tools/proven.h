@@ -22,6 +22,11 @@
  * leaves the executable sections, runs into FDE-covered code mid-way or
  * overlaps another instruction is dropped whole.
  *
+ * Go: the function table of .gopclntab (Go 1.18 and later) gives the
+ * exact ranges of Go's functions, which have no FDEs; they count as FDE
+ * ranges do (also in a Go program without any FDE, which the FDE rule
+ * plans by the section rule).
+ *
  * Reads: every RIP-relative memory access (not lea, nop, prefetch) in
  * FDE-covered and proven code, and a RIP-relative lea whose register a
  * memory operand of one of the next 6 instructions (before a branch) uses,
@@ -34,6 +39,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../rule/plan.h"
 #include "decode.h"
@@ -44,6 +50,7 @@ struct proven_opts {
 	enum proven_reloc reloc;
 	bool lea_roots;		/* unsafe, for the tests: lea targets as roots */
 	bool no_reads;		/* unsafe, for the tests: no read check */
+	FILE *trace;		/* if set: each read seen, "read\tKIND\tFROM\tTARGET" */
 };
 
 enum { ROOT_BRANCH, ROOT_SYMBOL, ROOT_RELOC, ROOT_LEA, NROOT };
@@ -55,7 +62,8 @@ struct proven_stats {
 	uint64_t proven_bytes;		/* bytes proven outside them */
 	uint64_t read_pages;		/* pages the code is seen to read */
 	uint64_t undecodable;		/* FDE-covered bytes not swept: a byte the decoder rejected */
-	bool section_rule;		/* no FDE at all: the section rule, nothing proven */
+	uint64_t go_functions, go_bytes;	/* Go's function table (.gopclntab): functions, bytes */
+	bool section_rule;		/* no FDE, no Go table: the section rule, nothing proven */
 };
 
 /*

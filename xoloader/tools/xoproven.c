@@ -4,20 +4,21 @@
  * object, on the host (issue 26 step 2; the plans are computed offline,
  * never by xoload).
  *
- *   xoproven [--decoder=capstone|llvm] [--reloc=none|walk] [--lea-roots] [--no-reads]
+ *   xoproven [--decoder=capstone|llvm] [--reloc=none|walk] [--lea-roots] [--no-reads] [--trace]
  *            [--plan[=human|tsv|json]] FILE...|-
  *
  * One line per x86-64 executable or shared object (tab-separated):
  *   object FILE exec_pages fde_xo_pages proven_xo_pages code_bytes fde_xo_code proven_xo_code
  *          roots=BRANCH/SYMBOL/RELOC/LEA kept=K dropped=D fde_bytes=F proven_bytes=P read_pages=R
- *          undecodable=U [section-rule]
+ *          undecodable=U go=FUNCTIONS/BYTES [section-rule]
  * pages: of the PF_X segments; code bytes: of the SHF_EXECINSTR sections,
  * and of those the bytes in execute-only pages under each rule (the
  * survey's code-byte headline, issue 26 step 4).  Then a "total" line.
  * --plan prints the proven-code plan of each file instead (on stderr, in
  * xoload --report's formats).  --reloc=walk adds relocation targets as
  * roots, --lea-roots lea targets and --no-reads drops the read check: all
- * three are unsafe and there for the tests and the measurements.
+ * three are unsafe and there for the tests and the measurements.  --trace
+ * prints each read the check sees: "read rip|lea FROM TARGET" (hex).
  * Exit status: 0; 1 if a file could not be planned; 2 usage.
  */
 #include <fcntl.h>
@@ -35,7 +36,7 @@
 #define PS 4096
 
 static const char usage[] =
-"usage: xoproven [--decoder=capstone|llvm] [--reloc=none|walk] [--lea-roots] [--no-reads]\n"
+"usage: xoproven [--decoder=capstone|llvm] [--reloc=none|walk] [--lea-roots] [--no-reads] [--trace]\n"
 "                [--plan[=human|tsv|json]] FILE...|-\n";
 
 static struct plan fde, prv;
@@ -108,13 +109,13 @@ static void one(const char *file)
 	code_bytes(fd, both, code);
 	close(fd);
 	printf("object\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\troots=%llu/%llu/%llu/%llu\tkept=%llu\tdropped=%llu\t"
-	       "fde_bytes=%llu\tproven_bytes=%llu\tread_pages=%llu\tundecodable=%llu%s\n",
+	       "fde_bytes=%llu\tproven_bytes=%llu\tread_pages=%llu\tundecodable=%llu\tgo=%llu/%llu%s\n",
 	       file, pages[0], pages[1], pages[2], code[0], code[1], code[2],
 	       (unsigned long long)st.roots[0], (unsigned long long)st.roots[1], (unsigned long long)st.roots[2],
 	       (unsigned long long)st.roots[3], (unsigned long long)st.kept, (unsigned long long)st.dropped,
 	       (unsigned long long)st.fde_bytes, (unsigned long long)st.proven_bytes,
 	       (unsigned long long)st.read_pages, (unsigned long long)st.undecodable,
-	       st.section_rule ? "\tsection-rule" : "");
+	       (unsigned long long)st.go_functions, (unsigned long long)st.go_bytes, st.section_rule ? "\tsection-rule" : "");
 	for (r = 0; r < 3; r++)
 		tot[r] += pages[r], tot[r + 3] += code[r];
 	for (r = 0; r < NROOT; r++)
@@ -149,6 +150,8 @@ int main(int argc, char **argv)
 			opts.lea_roots = true;
 		else if (!strcmp(a, "--no-reads"))
 			opts.no_reads = true;
+		else if (!strcmp(a, "--trace"))
+			opts.trace = stdout;
 		else if (!strcmp(a, "--plan") || !strcmp(a, "--plan=human"))
 			plan_only = true, plan_fmt = REPORT_HUMAN;
 		else if (!strcmp(a, "--plan=tsv"))
