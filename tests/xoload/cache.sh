@@ -8,7 +8,9 @@
 # same plan with and without the cache; --no-cache and XOLOAD_NO_CACHE
 # turn every lookup into "miss: off", in the module too; a copy of cat
 # that is touched after it was cached is a miss and still runs.  The
-# cache lives in /xo-cache-test (a root-owned chain: XOLOAD_CACHE_DIR).
+# cache lives in /xo-cache-test (XOLOAD_CACHE_DIR): the VM's init makes /
+# mode 0755, as a real system has it (the rootfs is 1777, and the cache
+# trusts no chain of directories that others can write).
 XO=/xonly/bin/xoload
 D=/xo-cache-test
 C=$D/cache
@@ -16,7 +18,7 @@ LIBC=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
 LDSO=$(readlink -f /lib64/ld-linux-x86-64.so.2)
 n=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - xoload-cache: $2"; else echo "not ok $n - xoload-cache: $2"; fi; }
-rm -rf $D && mkdir -p $D && chmod 755 / $D
+rm -rf $D && mkdir -p $D && chmod 755 $D
 export XOLOAD_CACHE_DIR=$C
 cp /usr/bin/cat $D/cat
 out=$($XO --update-cache $D/cat $LDSO $LIBC 2>&1); st=$?
