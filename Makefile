@@ -132,7 +132,12 @@ XO_CFLAGS  := $(CFLAGS) -Wno-format-truncation
 XO_HDRS    := $(wildcard xoloader/*/*.h kernel/include/xonly/*.h)
 # The rule: the admission check and the byte-level pieces, which both readers link.
 XO_RULE    := xoloader/rule/admit.c xoloader/rule/ehframe.c xoloader/rule/fill.c
-XO_RT      := xoloader/run/rtplan.c xoloader/run/report.c xoloader/run/fmt.c $(XO_RULE)
+XO_RT      := xoloader/run/rtplan.c xoloader/run/plancache.c xoloader/run/report.c xoloader/run/fmt.c $(XO_RULE)
+# The plan cache's rule id (run/plancache.h): a hash of every source a plan
+# depends on, so that an entry written by another planner is a miss.
+XO_RULE_ID := $(shell cat xoloader/rule/*.c xoloader/rule/*.h xoloader/run/rtplan.c xoloader/run/rtplan.h | \
+              sha256sum | cut -c1-24)
+XO_CFLAGS  += -DXO_RULE_ID='"$(XO_RULE_ID)"'
 # The libelf planner (the reference; analysis tools): elfplan.c admits files
 # with rule/admit.c, reads .eh_frame with ehframe.c and tells padding from
 # data with fill.c, as rtplan.c does (the tools print with run/report.c).
@@ -142,7 +147,7 @@ XO_PLAN    := xoloader/ref/elfplan.c $(XO_RT)
 # --scan) with one.
 XO_RUN     := xoloader/run/runpath.c xoloader/run/load.c xoloader/run/carve.c $(XO_RT)
 XO_LOADER  := xoloader/run/preload.c $(XO_RUN)
-XO_XOPLAN  := xoloader/tools/xoplan.c xoloader/tools/deps.c xoloader/tools/apply.c $(XO_RUN)
+XO_XOPLAN  := xoloader/tools/xoplan.c xoloader/tools/deps.c xoloader/tools/apply.c xoloader/tools/cachewrite.c $(XO_RUN)
 # xoload has no libc: its own _start and system calls, no TLS, and only
 # R_X86_64_RELATIVE relocations, which it applies itself (preload.c);
 # -fno-tree-loop-distribute-patterns: no memset() call made of its memset().
@@ -283,9 +288,10 @@ $(BUILD)/host/xoload-main.o: xoloader/tools/xoplan.c $(XO_HDRS)
 	$(CC) $(XO_CFLAGS) -Dmain=xoload_main -c -o $@ $<
 
 $(XO_FUZZ): xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/runpath.c xoloader/run/load.c xoloader/run/carve.c \
-	    xoloader/tools/deps.c xoloader/ref/elfplan.c xoloader/tools/apply.c xoloader/ref/plancmp.c $(XO_RT) $(XO_HDRS)
+	    xoloader/tools/deps.c xoloader/ref/elfplan.c xoloader/tools/apply.c xoloader/tools/cachewrite.c \
+	    xoloader/ref/plancmp.c $(XO_RT) $(XO_HDRS)
 	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/runpath.c xoloader/run/carve.c \
-		xoloader/run/load.c xoloader/tools/deps.c xoloader/ref/elfplan.c xoloader/tools/apply.c \
+		xoloader/run/load.c xoloader/tools/deps.c xoloader/ref/elfplan.c xoloader/tools/apply.c xoloader/tools/cachewrite.c \
 		xoloader/ref/plancmp.c $(XO_RT) -lelf
 
 # The analysis tools' decoder (xoloader/tools/decode.c, issue 26): capstone 4
@@ -345,7 +351,13 @@ $(XO_SURVEY): xoloader/tools/survey.c $(XO_PLAN) xoloader/tools/apply.c $(XO_HDR
 	$(CC) $(XO_CFLAGS) -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wl,-z,relro,-z,now -o $@ \
 		xoloader/tools/survey.c $(XO_PLAN) xoloader/tools/apply.c -lelf
 
-host-tools: $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF) $(XO_SURVEY) $(XO_DECCOV) $(XO_HSCAN) $(XO_XOPROVEN)
+# xocachetest: the plan cache through the run path's lookup (tests/host/plancache.sh).
+XO_CACHETEST := $(BUILD)/host/xocachetest
+$(XO_CACHETEST): xoloader/tools/cachetest.c $(XO_RT) $(XO_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/cachetest.c $(XO_RT)
+
+host-tools: $(XO_CACHETEST) $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF) $(XO_SURVEY) $(XO_DECCOV) $(XO_HSCAN) $(XO_XOPROVEN)
 
 # The long run: the real xoload binary executed for each mutant (-x), xoscan
 # on every 4th.  Failures are saved under build/fuzz-failures/.  xoload

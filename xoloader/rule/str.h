@@ -63,4 +63,15 @@ static inline void rt_strlcpy(char *dst, const char *src, size_t len)
 		dst[i] = 0;
 }
 
+/* The value of "@name=..." in the NULL-ended @env (an envp), or NULL: getenv without a libc. */
+static inline const char *rt_env_in(char *const *env, const char *name)
+{
+	size_t n = rt_strlen(name);
+
+	for (; env && *env; env++)
+		if (!rt_strncmp(*env, name, n) && (*env)[n] == '=')
+			return *env + n + 1;
+	return NULL;
+}
+
 #endif

@@ -42,6 +42,8 @@
 
 #include "../rule/str.h"
 #include "carve.h"
+#include "fmt.h"
+#include "plancache.h"
 #include "report.h"
 #include "rtplan.h"
 #include "sys.h"
@@ -182,6 +184,11 @@ static bool find_stack(struct link_map *map)
 	return true;
 }
 
+static const char *env(const char *name)
+{
+	return rt_env_in(envp, name);
+}
+
 /* The directory of this module: the first entry of LD_AUDIT (xoload puts it there). */
 static void find_selfdir(void)
 {
@@ -254,10 +261,11 @@ static void protect(const char *path, uint64_t bias, const char *tag)
 	static struct plan p;	/* no recursion: ld.so holds its lock around la_objopen */
 	static char name[PATH_MAX_ + 32];
 	long fd = rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC);
+	const char *note = NULL;
 
 	rt_strlcpy(name, tag, sizeof(name));
 	rt_strlcpy(name + rt_strlen(name), path, sizeof(name) - rt_strlen(name));
-	if (fd < 0 || rtplan_build((int)fd, 4096, &p)) {
+	if (fd < 0 || xoc_plan((int)fd, name, 4096, &p, &note)) {
 		if (fd >= 0)
 			rt_close((int)fd);
 		if (!(flags & XOF_PERMISSIVE))
@@ -267,6 +275,12 @@ static void protect(const char *path, uint64_t bias, const char *tag)
 		return;
 	}
 	rt_close((int)fd);
+	if (note && (flags & XOF_REPORT)) {
+		static char l[PATH_MAX_ + 300];
+
+		rt_fmt(l, sizeof(l), "%s: %s: planned again", name, note);
+		say("plan cache: ", l);
+	}
 	if (kernel_mode) {
 		/* The kernel mapped it execute-only: give the data in it back its read. */
 		if (rt_carve(&p, bias))
@@ -328,6 +342,7 @@ static void start(struct link_map *map)
 	if (!find_stack(map))
 		refuse("xoaudit.so: cannot find the initial stack (__libc_stack_end): ", "not run");
 	find_selfdir();
+	xoc_setup(env(XOC_DIR_ENV), env(XOC_OFF_ENV) != NULL, env(XOC_VERBOSE_ENV) != NULL, 0);
 	/* xoload --kernel (or a descendant): the kernel's xonly mode is on, level 1 or 2 (strict). */
 	kernel_mode = !flags && rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0) >= 1;
 	if (!flags && !kernel_mode)

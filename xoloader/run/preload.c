@@ -77,6 +77,7 @@ static const struct { const char *name; int arg; char id; } options[] = {
 	{ "scan", OPT_OPTIONAL, 'S' }, { "strict", OPT_NONE, 's' }, { "permissive", OPT_NONE, 'P' },
 	{ "no-inherit", OPT_NONE, 'n' }, { "kernel", OPT_NONE, 'k' }, { "argv0", OPT_REQUIRED, '0' },
 	{ "audit", OPT_REQUIRED, 'a' }, { "help", OPT_NONE, 'h' }, { "version", OPT_NONE, 'V' },
+	{ "no-cache", OPT_NONE, 'C' }, { "update-cache", OPT_NONE, 'U' }, { "no-wait", OPT_NONE, 'W' },
 };
 #define NOPTIONS ((int)(sizeof(options) / sizeof(options[0])))
 
@@ -165,12 +166,13 @@ static void parse_options(int argc, char **argv, char **envp, struct opts *o)
 		}
 		id = long_option(argv, &i, &val);
 		switch (id) {
-		case 'r': case 'p': case 'S': case 'D':
+		case 'r': case 'p': case 'S': case 'D': case 'U': case 'W':
 			run_analysis(argv, envp);	/* xoplan's: it parses them all again, with getopt */
 		case 's': o->flags |= XOF_STRICT; break;
 		case 'P': o->flags |= XOF_PERMISSIVE; break;
 		case 'n': o->flags |= XOF_NO_INHERIT; break;
 		case 'k': o->kernel = true; break;
+		case 'C': run_no_cache(); break;
 		case '0': o->argv0 = val; break;
 		case 'a': o->audit = val; break;
 		case 'h': say(usage); rt_exit_group(0);
@@ -182,7 +184,7 @@ static void parse_options(int argc, char **argv, char **envp, struct opts *o)
 
 /* --- the run ------------------------------------------------------------------ */
 
-/* --plan, --report, --scan: xoplan (xoload.c, with a libc) does those, with the same arguments. */
+/* --plan, --report, --scan, --update-cache: xoplan (with a libc) does those, with the same arguments. */
 static void __attribute__((noreturn)) run_analysis(char **argv, char **envp)
 {
 	static char xoplan[PATH_MAX];

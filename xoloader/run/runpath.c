@@ -10,6 +10,7 @@
 #include "../rule/str.h"
 #include "carve.h"
 #include "fmt.h"
+#include "plancache.h"
 #include "report.h"
 #include "runpath.h"
 #include "sys.h"
@@ -36,17 +37,21 @@ void run_init(char **envp)
 		e++;
 	environ_ = envp;
 	auxv_ = (Elf64_auxv_t *)(e + 1);
+	xoc_setup(run_env(XOC_DIR_ENV), run_env(XOC_OFF_ENV) != NULL, run_env(XOC_VERBOSE_ENV) != NULL, 0);
+}
+
+/* --no-cache: plan every object here, and (XOLOAD_NO_CACHE) in the audit module and children. */
+static bool no_cache_env;
+
+void run_no_cache(void)
+{
+	xoc_setup(run_env(XOC_DIR_ENV), true, run_env(XOC_VERBOSE_ENV) != NULL, 0);
+	no_cache_env = !run_env(XOC_OFF_ENV);
 }
 
 const char *run_env(const char *name)
 {
-	size_t n = rt_strlen(name);
-	char **e;
-
-	for (e = environ_; e && *e; e++)
-		if (!rt_strncmp(*e, name, n) && (*e)[n] == '=')
-			return *e + n + 1;
-	return NULL;
+	return rt_env_in(environ_, name);
 }
 
 uint64_t run_auxval(uint64_t type)
@@ -345,9 +350,14 @@ void use_audit_module(bool dynamic, bool permissive)
 void plan_image(struct image *im, struct plan *p, unsigned int flags)
 {
 	static char err[PATH_MAX + 200];
+	const char *note;
 
-	if (rtplan_build(im->fd, RT_PAGE_SIZE, p))
+	if (xoc_plan(im->fd, im->path, RT_PAGE_SIZE, p, &note))
 		dief(126, "%s: cannot be planned: %s", im->path, p->err);
+	if (note && (flags & XOF_REPORT)) {
+		rt_fmt(err, sizeof(err), "%s: %s: planned again", im->path, note);
+		line("xoload: plan cache: ", err);
+	}
 	if (rtplan_xo_pages(p, RT_PAGE_SIZE) == 0) {
 		const char *why = p->n ? p->r[0].why : "no executable segment";
 
@@ -494,8 +504,8 @@ int scan_run(const char *xoscan, const char *tag, const char *fmtopt, const char
 
 /*
  * LD_AUDIT with our module first and the user's kept after it, once; and
- * XOLOAD_PROG (ours replaces the parent's).  @out has room for every
- * entry of @envp and two more.
+ * XOLOAD_PROG (ours replaces the parent's); XOLOAD_NO_CACHE after
+ * --no-cache.  @out has room for every entry of @envp and three more.
  */
 static size_t build_env(char **envp, char **out, bool with_prog)
 {
@@ -521,6 +531,8 @@ static size_t build_env(char **envp, char **out, bool with_prog)
 		out[k++] = audit_env;
 	if (with_prog && *prog_env)
 		out[k++] = prog_env;
+	if (no_cache_env)
+		out[k++] = (char *)XOC_OFF_ENV "=1";
 	out[k] = NULL;
 	return k;
 }
@@ -541,7 +553,7 @@ void run_kernel_mode(char **argv, char **envp)
 	while (envp[envc])
 		envc++;
 	{
-		char *env[envc + 2];
+		char *env[envc + 3];
 
 		build_env(envp, env, false);
 		/*
@@ -611,7 +623,7 @@ void handover(uint64_t entry, int argc, char **argv, char **envp, unsigned int f
 		envc++;
 	for (av = (Elf64_auxv_t *)(e + 1); av[auxc].a_type != AT_NULL; auxc++)
 		;
-	n = 1 + (size_t)argc + 1 + envc + 3 + 2 * (auxc + 3);
+	n = 1 + (size_t)argc + 1 + envc + 4 + 2 * (auxc + 3);
 	n = (n + 1) & ~(size_t)1;	/* keep the new stack pointer 16-byte aligned */
 	{
 		/* The new initial stack lives below this frame, on the real stack. */

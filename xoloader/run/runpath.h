@@ -32,6 +32,8 @@ extern struct xoload_gate gate;
 /* The environment and auxiliary vector of the process (from envp). */
 void run_init(char **envp);
 const char *run_env(const char *name);
+/* --no-cache: no plan from the plan cache, here and in the module and children (plancache.h). */
+void run_no_cache(void);
 uint64_t run_auxval(uint64_t type);
 
 /* One line "PREFIX MSG" on stderr, control characters escaped. */

@@ -6,6 +6,7 @@
 #ifndef XOLOADER_USAGE_H
 #define XOLOADER_USAGE_H
 
+#include "plancache.h"
 #include "runpath.h"
 
 #ifndef XONLY_VERSION
@@ -14,6 +15,7 @@
 
 static const char usage[] =
 "usage: xoload [OPTIONS] PROG [ARGS...]\n"
+"       xoload --update-cache [--no-wait] [PATH...]\n"
 "\n"
 "Run PROG (searched on PATH when it has no '/') so that all of its code -\n"
 "the program, its ELF interpreter, every DT_NEEDED library and every\n"
@@ -66,6 +68,18 @@ static const char usage[] =
 "                        their read back: pkey_mprotect(..., 0).  Not with\n"
 "                        --report, --plan, --scan, --strict, --no-inherit,\n"
 "                        --permissive, --audit\n"
+"  --no-cache            plan every object now, take no plan from the plan\n"
+"                        cache (also in the audit module and PROG's children:\n"
+"                        XOLOAD_NO_CACHE=1); allowed with --kernel\n"
+"  --update-cache [--no-wait] [PATH...]\n"
+"                        root only: plan each ELF file PATH (a directory:\n"
+"                        each one directly in it) and write its entry into\n"
+"                        the plan cache (XOLOAD_CACHE_DIR, else\n"
+"                        " XOC_DIR "), after removing stale\n"
+"                        entries.  Files others than root can change are not\n"
+"                        cached; files changed less than 2 s ago are waited\n"
+"                        for (--no-wait: left out).  See xoload(1)\n"
+"  --no-wait             with --update-cache: do not wait, leave them out\n"
 "  --argv0=NAME          pass NAME as argv[0] instead of PROG\n"
 "  --audit=PATH          the audit module (default: " XO_AUDIT_FROM_XOLOAD "\n"
 "                        from xoload's directory, else\n"
@@ -81,6 +95,6 @@ static const char usage[] =
 "the audit module is damaged or did not run, or an object cannot be\n"
 "planned (before any of PROG's code runs),\n"
 "2 usage error (also: --report and --plan with different formats).  Errors\n"
-"are one line on stderr.\n";
+"are one line on stderr.  --update-cache: 0, or 1 (see xoload(1)).\n";
 
 #endif

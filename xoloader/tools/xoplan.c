@@ -17,10 +17,12 @@
 #include <unistd.h>
 
 #include "../run/load.h"
+#include "../run/plancache.h"
 #include "../run/report.h"
 #include "../run/runpath.h"
 #include "../run/usage.h"
 #include "apply.h"
+#include "cachewrite.h"
 #include "deps.h"
 
 /* The flag for --report/--plan/--scan's =FORMAT: human (0), tsv or json. */
@@ -193,6 +195,25 @@ static int plan_closure(struct image *prog, struct plan *pplan0, struct plan *ip
 	return 0;
 }
 
+/*
+ * --update-cache [PATH...]: root only, since xoload trusts nothing else's
+ * entries (run/plancache.c); the directory is XOLOAD_CACHE_DIR's or the default.
+ */
+static int update_plan_cache(int n, char **paths, bool wait)
+{
+	const char *dir = getenv(XOC_DIR_ENV);
+	char err[PATH_MAX + 200];
+
+	if (!dir || !*dir)
+		dir = XOC_DIR;
+	if (geteuid() != 0) {
+		snprintf(err, sizeof(err), "--update-cache: only root writes the plan cache (%s): "
+			 "xoload uses no entry that root did not write", dir);
+		die(1, err);
+	}
+	return cache_update(dir, paths, n, wait, 0);
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	static const struct option opts[] = {
@@ -208,13 +229,16 @@ int main(int argc, char **argv, char **envp)
 		{ "audit", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "no-cache", no_argument, NULL, 'C' },
+		{ "update-cache", no_argument, NULL, 'U' },
+		{ "no-wait", no_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct image prog, interp;
 	static struct plan pplan, iplan;
 	char err[PATH_MAX + 200];
 	unsigned int flags = 0;
-	bool plan_only = false, kernel_mode = false, no_deps = false;
+	bool plan_only = false, kernel_mode = false, no_deps = false, update_cache = false, no_wait = false;
 	const char *argv0 = NULL, *rfmt = NULL, *sfmt = NULL;
 	int c, rc;
 
@@ -257,6 +281,9 @@ int main(int argc, char **argv, char **envp)
 		case 'P': flags |= XOF_PERMISSIVE; break;
 		case 'n': flags |= XOF_NO_INHERIT; break;
 		case 'k': kernel_mode = true; break;
+		case 'C': run_no_cache(); break;
+		case 'U': update_cache = true; break;
+		case 'W': no_wait = true; break;
 		case '0': argv0 = optarg; break;
 		case 'a': snprintf(audit_path, sizeof(audit_path), "%s", optarg); break;
 		case 'h': fputs(usage, stdout); return 0;
@@ -264,6 +291,10 @@ int main(int argc, char **argv, char **envp)
 		default: fputs("usage: xoload [OPTIONS] PROG [ARGS...]  (see --help)\n", stderr); return 2;
 		}
 	}
+	if (no_wait && !update_cache)
+		die(2, "--no-wait: only with --update-cache (see --help)");
+	if (update_cache)
+		return update_plan_cache(argc - optind, argv + optind, !no_wait);
 	if (optind >= argc)
 		die(2, "no program given (see --help)");
 	if (no_deps && !plan_only)

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# plancache.sh - the plan cache (xoloader/run/plancache.c, issue 23) can
+# never serve a stale or untrusted plan, and serves the same plan:
+#  - filled by the real writer (xoplan --update-cache) for every ELF file
+#    of /usr/lib/x86_64-linux-gnu and /usr/bin, each cached plan is
+#    byte-identical to what rtplan_build() computes now (0 differences,
+#    0 misses), and a perturbed plan is seen as a difference;
+#  - a file changed after it was cached - rewritten, touched, rewritten
+#    in place with the same size and its mtime put back, replaced by a
+#    rename - is a miss (the run path's lookup, xocachetest lookup), and
+#    so is a file others than root can write;
+#  - the racy-git rule: a file changed less than 2 s before planning, or
+#    with a timestamp in the future, gets no entry (--no-wait);
+#  - entries that are damaged, not root's, or in a directory others can
+#    write are misses; --plan says why in its report and plans as without;
+#  - only root writes: --update-cache as another user fails with one line;
+#  - 10,000 fuzzed entries through the reader (xocachetest fuzz).
+# Writes a cache under build/ (its directories must be root's and not
+# group/other-writable, as the reader demands).  Runs as root (the cache
+# is root's by design), else skipped.  Needs make guest host-tools.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib/tap.sh"
+tap_init plancache
+xoplan=$top/build/guest/lib/xoplan
+xoload=$top/build/guest/bin/xoload
+t=$top/build/host/xocachetest
+for f in "$xoplan" "$xoload" "$t"; do
+	[ -x "$f" ] || tap_bail "$f exists (make guest host-tools)"
+done
+if [ "$(id -u)" != 0 ]; then
+	skip "needs root" "the plan cache is written by root only"
+	tap_done
+	exit 0
+fi
+w=$(mktemp -d "$top/build/plancache-test.XXXXXX")
+trap 'rm -rf "$w"' EXIT
+chmod 755 "$w"
+c=$w/cache
+export XOLOAD_CACHE_DIR=$c
+update() { nice -n 10 "$xoplan" --update-cache "$@"; }
+look() { "$t" lookup "$c" "$1" 2>&1; }
+
+# 1. Every ELF file of the directories: cached plan == fresh plan.
+out=$(update /usr/lib/x86_64-linux-gnu /usr/bin 2>&1 >/dev/null | head -n 5)
+[ -z "$out" ] || diag "writer: $out"
+sum=$( { find /usr/lib/x86_64-linux-gnu -maxdepth 1 -name '*.so*'; find /usr/bin -maxdepth 1 -type f; } |
+	nice -n 10 "$t" compare "$c" - | tee "$w/compare" | tail -n 1)
+grep -E '^(MISS|DIFF)' "$w/compare" | head -n 5 | sed 's/^/# /'
+hits=$(echo "$sum" | sed -n 's/^[0-9]* files, \([0-9]*\) hits.*/\1/p')
+[[ $sum == *" 0 misses, 0 differences"* ]] && [ "${hits:-0}" -ge 500 ]
+ok $? "every cached plan of /usr/lib/x86_64-linux-gnu and /usr/bin is byte-identical to a fresh one: $sum"
+"$t" compare "$c" -p /usr/bin/true | grep -q '^DIFF /usr/bin/true'
+ok $? "the comparison can fail: a perturbed cached plan is a difference"
+
+# 2. A changed file is a miss.
+p=$w/prog
+cp /usr/bin/true "$p"
+update "$p" >/dev/null 2>&1
+look "$p" | grep -q ': hit$'
+ok $? "a copy of /usr/bin/true, cached: a hit ($(look "$p"))"
+cp /usr/bin/false "$p"
+r=$(look "$p")
+[[ $r == *"miss: stale entry"* ]]
+ok $? "rewritten (cp over it): a miss ($r)"
+update "$p" >/dev/null 2>&1
+touch "$p"
+r=$(look "$p")
+[[ $r == *"miss: stale entry"* ]]
+ok $? "touched: a miss ($r)"
+update "$p" >/dev/null 2>&1
+cp -p "$p" "$w/ref"
+size=$(stat -c %s "$p")
+# One byte of .text changed in place, the size kept, the mtime put back: only ctime tells.
+off=$(( 0x$(readelf -SW "$p" | sed 's/^ *\[ *[0-9]*\]//' | awk '$1 == ".text" { print $4 }') + 16 ))
+printf '\xcc' | dd of="$p" bs=1 seek="$off" conv=notrunc status=none
+touch -r "$w/ref" "$p"
+r=$(look "$p")
+[ "$(stat -c %s "$p")" = "$size" ] && [ "$(stat -c %Y "$p")" = "$(stat -c %Y "$w/ref")" ] &&
+	! cmp -s "$p" "$w/ref" && [[ $r == *"miss: stale entry"* ]]
+ok $? "rewritten in place, same size, mtime restored: a miss ($r)"
+update "$p" >/dev/null 2>&1
+cp "$p" "$w/new" && mv "$w/new" "$p"
+r=$(look "$p")
+[[ $r == *"miss: no entry"* ]]
+ok $? "replaced by a rename (another inode): a miss ($r)"
+update "$p" >/dev/null 2>&1
+chmod o+w "$p"
+r=$(look "$p")
+[[ $r == *"miss: not cached: a file others than root can change"* ]]
+ok $? "made writable by others: a miss ($r)"
+update "$p" >/dev/null 2>"$w/err"; st=$?
+[ "$st" = 1 ] && grep -q "not cached: others than root can change it" "$w/err"
+ok $? "and not cached: status $st, $(head -n 1 "$w/err")"
+chmod o-w "$p"
+
+# 3. The racy-git rule.
+cp /usr/bin/true "$w/racy"
+update --no-wait "$w/racy" >/dev/null 2>"$w/err"; st=$?
+r=$(look "$w/racy")
+[ "$st" = 1 ] && grep -q "changed less than 2 s before planning" "$w/err" && [[ $r == *"miss: no entry"* ]]
+ok $? "a file changed just before planning: no entry (status $st, $(head -n 1 "$w/err"))"
+update "$w/racy" >/dev/null 2>&1
+look "$w/racy" | grep -q ': hit$'
+ok $? "without --no-wait the writer waits until it is 2 s old: a hit"
+cp /usr/bin/true "$w/future" && touch -d '+1 hour' "$w/future"
+update "$w/future" >/dev/null 2>"$w/err"; st=$?
+[ "$st" = 1 ] && grep -q "in the future" "$w/err" && [[ $(look "$w/future") == *"miss: no entry"* ]]
+ok $? "a file with an mtime in the future: no entry (status $st)"
+
+# 4. Entries and directories that cannot be trusted, damaged entries.
+update /usr/bin/true >/dev/null 2>&1
+e=$c/$(printf '%x-%x' "$(stat -L -c %d /usr/bin/true)" "$(stat -L -c %i /usr/bin/true)")
+[ -f "$e" ]
+ok $? "the entry of /usr/bin/true is named DEV-INO ($e)"
+chown 65534 "$e"
+r=$(look /usr/bin/true)
+[[ $r == *"entry not root's"* ]]
+ok $? "an entry not owned by root: a miss ($r)"
+chown 0 "$e"
+chmod g+w "$c"
+r=$(look /usr/bin/true)
+[[ $r == *"writable by others than root"* ]]
+ok $? "a cache directory others can write: a miss ($r)"
+chmod 755 "$c"
+chmod o+w "$w"
+r=$(look /usr/bin/true)
+[[ $r == *"writable by others than root"* ]]
+ok $? "a directory above it that others can write: a miss ($r)"
+chmod 755 "$w"
+look /usr/bin/true | grep -q ': hit$'
+ok $? "all of it put right: a hit again"
+cp "$e" "$w/entry"
+for cut in 0 100 200; do
+	head -c "$cut" "$w/entry" >"$e"
+	r=$(look /usr/bin/true)
+	[[ $r == *"miss: damaged entry"* ]]
+	ok $? "an entry cut to $cut bytes: a miss ($r)"
+done
+{ cat "$w/entry"; head -c 600000 /dev/zero; } >"$e"
+r=$(look /usr/bin/true)
+[[ $r == *"miss: damaged entry (too large)"* ]]
+ok $? "an oversized entry: a miss ($r)"
+cp "$w/entry" "$e"
+printf '\x01' | dd of="$e" bs=1 seek=200 conv=notrunc status=none
+"$xoload" --plan=tsv --no-deps /usr/bin/true >"$w/plan" 2>"$w/err"; st=$?
+"$xoload" --no-cache --plan=tsv --no-deps /usr/bin/true >"$w/plan0" 2>/dev/null
+[ "$st" = 0 ] && cmp -s "$w/plan" "$w/plan0" &&
+	grep -q "^xoload: plan cache: /usr/bin/true: damaged entry (checksum): planned again" "$w/err"
+ok $? "--plan with a damaged entry: the same plan as --no-cache, and its report says why ($(head -n 1 "$w/err"))"
+
+# 5. Only root writes.
+st=0
+msg=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$xoplan" --update-cache /usr/bin/true 2>&1) || st=$?
+[ "$st" = 1 ] && [ "$(echo "$msg" | wc -l)" = 1 ] && [[ $msg == *"only root writes the plan cache"* ]]
+ok $? "--update-cache as another user: status $st, one line ($msg)"
+out=$("$xoload" --update-cache /usr/bin/true 2>&1); st=$?
+[ "$st" = 0 ] && [[ $out == "xoload: plan cache $c: "*" current"* ]]
+ok $? "xoload --update-cache is xoplan's (status $st: $out)"
+
+# 6. The reader, fuzzed.
+l=$top/build/guest/lib/xoload
+mkdir -p "$w/fuzz"
+out=$(nice -n 10 "$t" fuzz -n 10000 -s 1 "$w/fuzz" /usr/lib/x86_64-linux-gnu/libc.so.6 "$l/hello" \
+	"$l/hello-nosep" "$l/libtextrel.so" 2>&1); st=$?
+sum=$(echo "$out" | tail -n 1)
+echo "$out" | grep '^FAIL' | head -n 5 | sed 's/^/# /'
+[ "$st" = 0 ] && [[ $sum == "10000 mutants"*" 0 failures" ]]
+ok $? "10,000 fuzzed entries: no crash, nothing but canonical entries accepted ($sum)"
+tap_done

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * run/plancache.h - the plan cache: a plan of an unchanged file is read,
+ * not computed again (xoloader/README.md, "The plan cache").
+ *
+ * One file per planned object in a directory that only root can write
+ * (default XOC_DIR), named by the object's device and inode
+ * ("DEV-INO", hex).  An entry holds the identity of the file it was
+ * planned from (device, inode, size, mtime and ctime in ns, all from
+ * fstat() of the descriptor that was planned), the planner's rule id and
+ * the plan.  A lookup is one open() and one pread(); it is a hit only if
+ * the entry is root's and well formed and its identity is that of the
+ * descriptor being planned now, else a miss, and a miss plans as if
+ * there were no cache.  Only `xoload --update-cache` (tools/cachewrite.c)
+ * writes entries, as root.
+ *
+ * Entry format, version 1 (x86-64 byte order; all of it covered by sum):
+ *   struct xoc_head                  128 bytes
+ *   struct xoc_range[nranges]        120 bytes each, strings NUL-padded
+ *   path[pathlen]                    the file's path when planned, NUL-ended
+ *                                    (for pruning and messages only)
+ */
+#ifndef XOLOADER_RUN_PLANCACHE_H
+#define XOLOADER_RUN_PLANCACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../rule/plan.h"
+
+#ifndef XOC_DIR
+#define XOC_DIR			"/var/cache/xonly/plans"
+#endif
+#define XOC_DIR_ENV		"XOLOAD_CACHE_DIR"	/* another directory (checked the same way) */
+#define XOC_OFF_ENV		"XOLOAD_NO_CACHE"	/* set (to anything): plan every object */
+#define XOC_VERBOSE_ENV		"XOLOAD_CACHE_VERBOSE"	/* set: one line per lookup on stderr */
+
+/*
+ * The rule's identity: the Makefile hashes the sources a plan depends on
+ * (rule/, run/rtplan.c); an entry of another rule is a miss.
+ */
+#ifndef XO_RULE_ID
+#define XO_RULE_ID		"unknown"
+#endif
+
+#define XOC_MAGIC		"XOPLANC"	/* 8 bytes with its NUL */
+#define XOC_VERSION		1
+#define XOC_PATH_MAX		4096
+/*
+ * Only files changed at least this long before planning are cached: a
+ * file's ctime comes from a coarse clock (a jiffy, or a second on some
+ * filesystems), so a change in the same tick as the last one would keep
+ * the identity the entry was planned with ("racy git").
+ */
+#define XOC_MARGIN_NS		2000000000ll
+
+/* What fstat() says of a file, as far as the cache cares. */
+struct xoc_id {
+	uint64_t dev, ino, size;
+	int64_t mtime_sec, mtime_nsec, ctime_sec, ctime_nsec;
+	uint32_t mode, uid, nlink_unused;
+};
+
+struct xoc_head {
+	char magic[8];
+	uint32_t version, head_size;
+	char rule[32];
+	uint64_t dev, ino, size;
+	int64_t mtime_sec, mtime_nsec, ctime_sec, ctime_nsec;
+	uint32_t pagesz, nranges, textrel, pathlen;
+	uint64_t total;		/* the entry's size in bytes */
+	uint64_t sum;		/* FNV-1a 64 of the entry with this field 0 */
+};
+
+struct xoc_range {
+	uint64_t start, end, soff, ssize;
+	uint8_t xo, pad[7];
+	char why[48];
+	char sect[32];
+};
+
+#define XOC_MAX_ENTRY	(sizeof(struct xoc_head) + PLAN_MAX_RANGES * sizeof(struct xoc_range) + XOC_PATH_MAX)
+
+/* The identity of the file open on @fd; 0 or -errno. */
+long xoc_fstat(int fd, struct xoc_id *id);
+/* The entry's name for @id in @dir: "DIR/DEV-INO"; false if it does not fit. */
+bool xoc_name(char *out, size_t len, const char *dir, const struct xoc_id *id);
+/*
+ * The entry for plan @p of the file of identity @id, planned as @path,
+ * into @buf (XOC_MAX_ENTRY bytes): its size, 0 if it does not fit.
+ * Canonical: the same plan gives the same bytes.
+ */
+size_t xoc_encode(void *buf, const struct xoc_id *id, const char *path, size_t pagesz, const struct plan *p);
+/*
+ * Decode entry @buf of @len bytes into @p: 0, or -1 with @why set.
+ * @id NULL: only well-formedness (the fuzzer's and the pruner's use).
+ */
+int xoc_decode(const void *buf, size_t len, const struct xoc_id *id, size_t pagesz, struct plan *p,
+	       const char **why);
+/* The entry's checksum: FNV-1a 64 of its @len bytes, the sum field counted as 0. */
+uint64_t xoc_sum(const void *e, size_t len);
+/* The path stored in a decoded-ok entry (NUL-ended). */
+const char *xoc_entry_path(const void *buf);
+/*
+ * @dir and every directory above it are directories owned by root (or
+ * by @uid) and writable by no one else: 0, or -1 with @why set.
+ */
+int xoc_check_dir(const char *dir, uint32_t uid, const char **why);
+/* A file only root (or @uid) can change: regular, its owner, not group/other-writable. */
+bool xoc_trusted_file(const struct xoc_id *id, uint32_t uid);
+
+/*
+ * The run path's lookup and plan: xoc_setup() once (NULL: the defaults,
+ * XOC_DIR and caching on), then xoc_plan() in place of rtplan_build().
+ * @uid is the owner an entry must have: 0, except in the host tests.
+ */
+void xoc_setup(const char *dir, bool off, bool verbose, uint32_t uid);
+/*
+ * Plan the file open on @fd (named @path in messages) from its entry if
+ * there is a good one, else with rtplan_build().  *@note (may be NULL) is
+ * NULL, or a line for --report: why an entry that exists was not used.
+ * Returns what rtplan_build() returns.
+ */
+int xoc_plan(int fd, const char *path, size_t pagesz, struct plan *p, const char **note);
+/* Whether the last xoc_plan() was a hit (tests, verbose). */
+bool xoc_last_hit(void);
+
+#endif

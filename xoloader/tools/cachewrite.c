@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tools/cachewrite.c - `xoload --update-cache`: plan files and write their
+ * plan cache entries (run/plancache.h), atomically: a temporary file in
+ * the cache directory, fsync, rename, fsync of the directory.  An entry is
+ * written only for a file that only root can change and that was last
+ * changed more than XOC_MARGIN_NS before planning started, and only if
+ * fstat() of the planned descriptor says the same after planning as
+ * before: a later change then always gives the file another ctime, and
+ * the reader's identity check turns the entry into a miss.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../run/plancache.h"
+#include "../run/rtplan.h"
+#include "cachewrite.h"
+
+struct counts { unsigned written, current, skipped, unplannable, pruned; int status; };
+
+static unsigned char entry[XOC_MAX_ENTRY], old[XOC_MAX_ENTRY];
+static struct plan plan;
+
+static void skip(const char *path, const char *why)
+{
+	fprintf(stderr, "xoload: plan cache: %s: not cached: %s\n", path, why);
+}
+
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t newest_change(const struct xoc_id *id)
+{
+	int64_t m = id->mtime_sec * 1000000000 + id->mtime_nsec, c = id->ctime_sec * 1000000000 + id->ctime_nsec;
+
+	return m > c ? m : c;
+}
+
+static bool same_id(const struct xoc_id *a, const struct xoc_id *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_sec == b->mtime_sec &&
+	       a->mtime_nsec == b->mtime_nsec && a->ctime_sec == b->ctime_sec && a->ctime_nsec == b->ctime_nsec &&
+	       a->mode == b->mode && a->uid == b->uid;
+}
+
+/* The whole of a small file (an entry) into @buf: its size, or -1. */
+static ssize_t read_entry(const char *name, unsigned char *buf)
+{
+	int fd = open(name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
+	ssize_t n = -1;
+
+	if (fd < 0)
+		return -1;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && (size_t)st.st_size <= XOC_MAX_ENTRY)
+		n = pread(fd, buf, (size_t)st.st_size, 0);
+	close(fd);
+	return n;
+}
+
+/* Write @len bytes of @buf as @dir/@name, atomically; 0 or -1 (one line said why). */
+static int write_atomic(const char *dir, const char *name, const void *buf, size_t len)
+{
+	char tmp[PATH_MAX];
+	int fd, dfd, ok;
+
+	snprintf(tmp, sizeof(tmp), "%s/.tmp.XXXXXX", dir);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "xoload: plan cache: %s: cannot create a file: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	ok = fchmod(fd, 0644) == 0 && write(fd, buf, len) == (ssize_t)len && fsync(fd) == 0;
+	ok = close(fd) == 0 && ok;
+	if (!ok || rename(tmp, name)) {
+		fprintf(stderr, "xoload: plan cache: %s: cannot write it: %s\n", name, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+}
+
+/*
+ * Plan one file and write its entry.  @named: given on the command line
+ * (not cached is then an error), else found in a directory (not an ELF
+ * file is then no news).
+ */
+static void update_one(const char *dir, const char *path, bool named, bool wait, uint32_t owner,
+		       struct counts *c)
+{
+	char name[PATH_MAX + 64];
+	struct xoc_id id, id2;
+	unsigned char magic[4];
+	const char *why;
+	int64_t start, age;
+	size_t len;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0) {
+		skip(path, strerror(errno));
+		goto not_cached;
+	}
+	if (xoc_fstat(fd, &id) || (id.mode & S_IFMT) != S_IFREG || pread(fd, magic, 4, 0) != 4 ||
+	    memcmp(magic, "\177ELF", 4)) {
+		close(fd);
+		if (named) {
+			skip(path, "not an ELF file");
+			goto not_cached;
+		}
+		return;
+	}
+	if (!xoc_trusted_file(&id, owner) || fgetxattr(fd, "system.posix_acl_access", NULL, 0) >= 0) {
+		skip(path, "others than root can change it (owner, mode or ACL)");
+		goto close_not_cached;
+	}
+	age = realtime_ns() - newest_change(&id);
+	if (age < 0) {
+		skip(path, "its mtime or ctime is in the future");
+		goto close_not_cached;
+	}
+	if (age < XOC_MARGIN_NS && wait) {
+		struct timespec ts = { 0, 0 };
+		int64_t left = XOC_MARGIN_NS - age + 10000000;
+
+		ts.tv_sec = left / 1000000000;
+		ts.tv_nsec = left % 1000000000;
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
+	/* The racy-git rule: only a file changed well before planning starts. */
+	start = realtime_ns();
+	if (xoc_fstat(fd, &id) || start - newest_change(&id) < XOC_MARGIN_NS) {
+		skip(path, "changed less than 2 s before planning (run it again later)");
+		goto close_not_cached;
+	}
+	if (rtplan_build(fd, 4096, &plan)) {
+		if (named)
+			fprintf(stderr, "xoload: plan cache: %s: not cached: cannot be planned: %s\n", path, plan.err);
+		c->unplannable++;
+		close(fd);
+		return;
+	}
+	if (xoc_fstat(fd, &id2) || !same_id(&id, &id2)) {
+		skip(path, "changed while it was planned");
+		goto close_not_cached;
+	}
+	close(fd);
+	len = xoc_encode(entry, &id, path, 4096, &plan);
+	if (!len || !xoc_name(name, sizeof(name), dir, &id)) {
+		skip(path, "its path is too long");
+		goto not_cached;
+	}
+	/* An entry that is good for the file as it is (another path to it, a link) stays. */
+	n = read_entry(name, old);
+	if (n > 0 && !xoc_decode(old, (size_t)n, &id, 4096, NULL, &why)) {
+		c->current++;
+		return;
+	}
+	if (write_atomic(dir, name, entry, len)) {
+		c->status = 1;
+		return;
+	}
+	c->written++;
+	return;
+close_not_cached:
+	close(fd);
+not_cached:
+	c->skipped++;
+	if (named)
+		c->status = 1;
+}
+
+/* Remove every entry that is damaged, of another planner, or whose file is gone or changed. */
+static void prune(const char *dir, struct counts *c)
+{
+	char name[PATH_MAX + 64], want[PATH_MAX + 64];
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	const char *why;
+
+	while (d && (e = readdir(d))) {
+		struct xoc_id id;
+		ssize_t n;
+		int fd;
+		bool keep = false;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(name, sizeof(name), "%s/%s", dir, e->d_name);
+		n = e->d_name[0] == '.' ? -1 : read_entry(name, entry);	/* .tmp.*: an interrupted write */
+		if (n > 0 && !xoc_decode(entry, (size_t)n, NULL, 4096, NULL, &why)) {
+			fd = open(xoc_entry_path(entry), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+			keep = fd >= 0 && !xoc_fstat(fd, &id) && xoc_name(want, sizeof(want), dir, &id) &&
+			       !strcmp(want, name) && !xoc_decode(entry, (size_t)n, &id, 4096, NULL, &why);
+			if (fd >= 0)
+				close(fd);
+		}
+		if (!keep && !unlink(name))
+			c->pruned++;
+	}
+	if (d)
+		closedir(d);
+}
+
+/* mkdir -p @dir, each new directory root's and 0755. */
+static int make_dirs(const char *dir)
+{
+	char p[PATH_MAX];
+	size_t k, n = strlen(dir);
+
+	if (n >= sizeof(p))
+		return -1;
+	for (k = 1; k <= n; k++) {
+		if (k < n && dir[k] != '/')
+			continue;
+		memcpy(p, dir, k);
+		p[k] = 0;
+		if (mkdir(p, 0755) == 0)
+			chmod(p, 0755);	/* whatever the umask */
+		else if (errno != EEXIST)
+			return -1;
+	}
+	return 0;
+}
+
+int cache_update(const char *dir, char *const *paths, int npaths, bool wait, uint32_t owner)
+{
+	struct counts c = { 0, 0, 0, 0, 0, 0 };
+	const char *why;
+	int i;
+
+	if (make_dirs(dir)) {
+		fprintf(stderr, "xoload: plan cache: %s: cannot create it: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	if (xoc_check_dir(dir, owner, &why)) {
+		fprintf(stderr, "xoload: plan cache: %s: %s\n", dir, why);
+		return 1;
+	}
+	prune(dir, &c);
+	for (i = 0; i < npaths; i++) {
+		struct stat st;
+		DIR *d;
+		struct dirent *e;
+
+		if (stat(paths[i], &st) || !S_ISDIR(st.st_mode)) {
+			update_one(dir, paths[i], true, wait, owner, &c);
+			continue;
+		}
+		d = opendir(paths[i]);
+		while (d && (e = readdir(d))) {
+			char p[PATH_MAX];
+
+			if (e->d_name[0] == '.' ||
+			    snprintf(p, sizeof(p), "%s/%s", paths[i], e->d_name) >= (int)sizeof(p))
+				continue;
+			update_one(dir, p, false, wait, owner, &c);
+		}
+		if (d)
+			closedir(d);
+	}
+	printf("xoload: plan cache %s: %u written, %u current, %u not cached, %u not plannable, %u pruned\n",
+	       dir, c.written, c.current, c.skipped, c.unplannable, c.pruned);
+	return c.status;
+}
