@@ -30,6 +30,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,39 +115,52 @@ static int make_data(int mib)
 }
 
 /*
- * Startup of @argv natively, under xoload and under xoload --kernel, @n
- * runs each interleaved (native, xoload, --kernel, native, ...): medians
- * and ratios in one line.  Returns 1 if a run failed.
+ * Startup of @argv natively, under xoload and under xoload --kernel, with
+ * the plan cache and without it (--no-cache), @n runs each interleaved
+ * (native, xoload, --kernel, xoload --no-cache, --kernel --no-cache,
+ * native, ...): medians and ratios in two lines, @t[5][n] the times.
+ * Returns 1 if a run failed.
  */
-static int startup(const char *label, char *const argv[], int n, double *tn, double *tx, double *tk)
+static int startup(const char *label, char *const argv[], int n, double *t[5])
 {
-	char *xo[16] = { XOLOAD }, *xk[16] = { XOLOAD, "--kernel" };
-	int i, k, kernel_ok;
-	double mn, mx, mk;
+	static const char *const pre[5][3] = {
+		{ NULL }, { XOLOAD }, { XOLOAD, "--kernel" }, { XOLOAD, "--no-cache" }, { XOLOAD, "--kernel", "--no-cache" },
+	};
+	char *v[5][16];
+	double m[5];
+	int i, k, j, np, kernel_ok;
 
-	for (k = 0; argv[k] && k < 13; k++)
-		xo[k + 1] = xk[k + 2] = argv[k];
-	/* --kernel needs the patched kernel's PR_SET_XONLY: without it, leave it out. */
-	kernel_ok = timed(xk) >= 0;
-	timed(argv);
-	timed(xo);
-	for (i = 0; i < n; i++) {
-		tn[i] = timed(argv);
-		tx[i] = timed(xo);
-		tk[i] = kernel_ok ? timed(xk) : 1;
-		if (tn[i] < 0 || tx[i] < 0 || tk[i] < 0)
-			return 1;
+	for (j = 0; j < 5; j++) {
+		for (np = 0; np < 3 && pre[j][np]; np++)
+			v[j][np] = (char *)pre[j][np];
+		for (k = 0; argv[k] && k < 12; k++)
+			v[j][np + k] = argv[k];
+		v[j][np + k] = NULL;
 	}
-	mn = median(tn, n);
-	mx = median(tx, n);
-	mk = median(tk, n);
+	/* --kernel needs the patched kernel's PR_SET_XONLY: without it, leave it out. */
+	kernel_ok = timed(v[2]) >= 0;
+	timed(v[0]);
+	timed(v[1]);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < 5; j++) {
+			t[j][i] = kernel_ok || (j != 2 && j != 4) ? timed(v[j]) : 1;
+			if (t[j][i] < 0)
+				return 1;
+		}
+	for (j = 0; j < 5; j++)
+		m[j] = median(t[j], n);
 	printf("xoload startup: %s, median of %d interleaved runs: native %.2f ms, xoload %.2f ms: ratio %.3f (target <= 1.10)",
-	       label, n, mn * 1e3, mx * 1e3, mx / mn);
+	       label, n, m[0] * 1e3, m[1] * 1e3, m[1] / m[0]);
 	if (kernel_ok)
-		printf(", xoload --kernel %.2f ms: ratio %.3f (target <= 1.05)", mk * 1e3, mk / mn);
+		printf(", xoload --kernel %.2f ms: ratio %.3f (target <= 1.05)", m[2] * 1e3, m[2] / m[0]);
 	else
 		printf(", xoload --kernel: not on this kernel");
-	printf("; fastest: native %.2f, xoload %.2f ms\n", tn[0] * 1e3, tx[0] * 1e3);
+	printf("; fastest: native %.2f, xoload %.2f ms\n", t[0][0] * 1e3, t[1][0] * 1e3);
+	printf("xoload startup: %s, the same runs without the plan cache (--no-cache): xoload %.2f ms: ratio %.3f",
+	       label, m[3] * 1e3, m[3] / m[0]);
+	if (kernel_ok)
+		printf(", xoload --kernel %.2f ms: ratio %.3f", m[4] * 1e3, m[4] / m[0]);
+	printf("; fastest: xoload %.2f ms\n", t[3][0] * 1e3);
 	fflush(stdout);
 	return 0;
 }
@@ -159,7 +173,7 @@ static int startup(const char *label, char *const argv[], int n, double *tn, dou
 #define MAX_EV 64
 struct run_ev { int n; char name[MAX_EV][160]; double t[MAX_EV]; };
 
-static int timed_events(const char *prog, struct run_ev *ev)
+static int timed_events(const char *prog, bool cache, struct run_ev *ev)
 {
 	char line[512];
 	double t0, t1;
@@ -175,6 +189,8 @@ static int timed_events(const char *prog, struct run_ev *ev)
 		dup2(fd, 1);
 		dup2(e, 2);
 		setenv("XOLOAD_TIMES", "1", 1);
+		if (!cache)
+			setenv("XOLOAD_NO_CACHE", "1", 1);
 		execl(XOLOAD, XOLOAD, prog, "bench", (char *)NULL);
 		_exit(127);
 	}
@@ -212,7 +228,7 @@ static const char *phase_name(const char *to, char *buf, size_t len)
 	static const char *const words[][2] = {
 		{ "start", "fork + exec of xoload (freestanding: no libc to start)" },
 		{ "validated", "find PROG, validate it and ld.so (ELF and program headers)" },
-		{ "planned", "plan PROG and ld.so (rtplan: .eh_frame, gaps)" },
+		{ "planned", "plan PROG and ld.so (the plan cache, else rtplan: .eh_frame, gaps)" },
 		{ "mapped", "map them, mprotect(PROT_EXEC) the code" },
 		{ "handover", "audit module check, XOLOAD_PROG, the gate" },
 		{ "module", "ld.so: starts, loads the audit module, first la_objopen" },
@@ -226,13 +242,13 @@ static const char *phase_name(const char *to, char *buf, size_t len)
 	if (!strncmp(to, "objopen ", 8))
 		snprintf(buf, len, "ld.so maps %s, until its la_objopen", to + 8);
 	else if (!strncmp(to, "protected ", 10))
-		snprintf(buf, len, "la_objopen: plan and protect %s", to + 10);
+		snprintf(buf, len, "la_objopen: plan (the cache, else rtplan) and protect %s", to + 10);
 	else
 		snprintf(buf, len, "until %s", to);
 	return buf;
 }
 
-static int phases(const char *label, const char *prog, int n)
+static int phases(const char *label, const char *prog, bool cache, int n)
 {
 	static struct run_ev ev[64];
 	double d[64], total[64];
@@ -242,10 +258,11 @@ static int phases(const char *label, const char *prog, int n)
 	if (n > 64)
 		n = 64;
 	for (i = 0; i < n; i++)
-		if (timed_events(prog, &ev[i]))
+		if (timed_events(prog, cache, &ev[i]))
 			return 1;
 	unlink(TIMES);
-	printf("xoload phases: %s under xoload (XOLOAD_TIMES), median of %d runs:\n", label, n);
+	printf("xoload phases: %s under xoload (XOLOAD_TIMES), %s, median of %d runs:\n", label,
+	       cache ? "with the plan cache" : "without the plan cache (XOLOAD_NO_CACHE)", n);
 	for (k = 1; k < ev[0].n; k++) {
 		int m = 0;
 
@@ -258,6 +275,8 @@ static int phases(const char *label, const char *prog, int n)
 	for (i = 0; i < n; i++)
 		total[i] = ev[i].t[ev[i].n - 1] - ev[i].t[0];
 	printf("xoload phases:   %8.3f ms  in all, from the fork to the end of the wait\n", median(total, n) * 1e3);
+	if (!cache)
+		return 0;
 	/* The same program natively, without and with an audit module that does nothing, interleaved. */
 	for (i = 0; i < n; i++) {
 		d[i] = timed((char *[]){ (char *)prog, "bench", NULL });
@@ -273,22 +292,60 @@ static int phases(const char *label, const char *prog, int n)
 	return 0;
 }
 
+/* How many of the plan lookups of `xoload hello` and `xoload --kernel hello` are hits. */
+static void cache_state(void)
+{
+	static const char *const how[] = { "xoload", "xoload --kernel" };
+	char line[512];
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		int hits = 0, all = 0;
+		pid_t pid = fork();
+		FILE *f;
+
+		if (pid == 0) {
+			int fd = open("/dev/null", O_WRONLY), e = open(TIMES, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+			dup2(fd, 1);
+			dup2(e, 2);
+			setenv("XOLOAD_CACHE_VERBOSE", "1", 1);
+			if (k)
+				execl(XOLOAD, XOLOAD, "--kernel", HELLO, (char *)NULL);
+			else
+				execl(XOLOAD, XOLOAD, HELLO, (char *)NULL);
+			_exit(127);
+		}
+		waitpid(pid, NULL, 0);
+		f = fopen(TIMES, "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			all += !strncmp(line, "xoload: plan cache: ", 20);
+			hits += !strncmp(line, "xoload: plan cache: ", 20) && strstr(line, ": hit\n");
+		}
+		if (f)
+			fclose(f);
+		printf("xoload plan cache: %s hello: %d of %d plan lookups are hits\n", how[k], hits, all);
+	}
+	unlink(TIMES);
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	int nstart = argc > 1 ? atoi(argv[1]) : 25, nsteady = argc > 2 ? atoi(argv[2]) : 5;
 	int mib = argc > 3 ? atoi(argv[3]) : 64, i, failed = 0;
-	double *tn, *tx, *tk, *sn, *sx, sumn = 0, sumx = 0, en = 0, ex = 0, mn, mx;
+	double *t[5], *sn, *sx, sumn = 0, sumx = 0, en = 0, ex = 0, mn, mx;
 
 	if (nstart < 1 || nsteady < 1 || mib < 1) {
 		fprintf(stderr, "usage: xoload-bench [STARTUP_RUNS [STEADY_RUNS [MIB]]]\n");
 		return 2;
 	}
-	tn = calloc((size_t)nstart, sizeof(*tn));
-	tx = calloc((size_t)nstart, sizeof(*tx));
-	tk = calloc((size_t)nstart, sizeof(*tk));
+	for (i = 0; i < 5; i++)
+		if (!(t[i] = calloc((size_t)nstart, sizeof(*t[i]))))
+			return 1;
 	sn = calloc((size_t)nsteady, sizeof(*sn));
 	sx = calloc((size_t)nsteady, sizeof(*sx));
-	if (!tn || !tx || !tk || !sn || !sx)
+	if (!sn || !sx)
 		return 1;
 
 	/* One run each first: page cache and the like warm for both. */
@@ -296,21 +353,22 @@ int main(int argc, char **argv)
 		printf("xoload startup: FAILED: %s or %s %s does not run\n", HELLO, XOLOAD, HELLO);
 		return 1;
 	}
-	failed |= startup("hello", (char *[]){ HELLO, "bench", NULL }, nstart, tn, tx, tk);
-	failed |= startup("true", (char *[]){ TRUE, NULL }, nstart, tn, tx, tk);
+	cache_state();
+	failed |= startup("hello", (char *[]){ HELLO, "bench", NULL }, nstart, t);
+	failed |= startup("true", (char *[]){ TRUE, NULL }, nstart, t);
 	if (access(PYTHON3, X_OK))
 		printf("xoload startup: python3 -c pass: skipped: no %s in this image\n", PYTHON3);
 	else
-		failed |= startup("python3 -c pass", (char *[]){ PYTHON3, "-c", "pass", NULL }, nstart, tn, tx, tk);
+		failed |= startup("python3 -c pass", (char *[]){ PYTHON3, "-c", "pass", NULL }, nstart, t);
 	if (access(NODE, X_OK))
 		printf("xoload startup: node -e 0: skipped: no %s in this image\n", NODE);
 	else
-		failed |= startup("node -e 0", (char *[]){ NODE, "-e", "0", NULL }, nstart, tn, tx, tk);
+		failed |= startup("node -e 0", (char *[]){ NODE, "-e", "0", NULL }, nstart, t);
 	if (failed) {
 		printf("xoload startup: FAILED: a run exited non-zero\n");
 		return 1;
 	}
-	if (phases("hello", HELLO, nstart)) {
+	if (phases("hello", HELLO, true, nstart) || phases("hello", HELLO, false, nstart)) {
 		printf("xoload phases: FAILED: XOLOAD_TIMES=1 %s %s exited non-zero\n", XOLOAD, HELLO);
 		return 1;
 	}

@@ -153,6 +153,13 @@ static void update_one(const char *dir, const char *path, bool named, bool wait,
 		skip(path, "changed less than 2 s before planning (run it again later)");
 		goto close_not_cached;
 	}
+	/* An entry that is good for the file as it is (another path to it, a link) stays, unplanned. */
+	n = xoc_name(name, sizeof(name), dir, &id) ? read_entry(name, old) : -1;
+	if (n > 0 && !xoc_decode(old, (size_t)n, &id, 4096, NULL, &why)) {
+		close(fd);
+		c->current++;
+		return;
+	}
 	if (rtplan_build(fd, 4096, &plan)) {
 		if (named)
 			fprintf(stderr, "xoload: plan cache: %s: not cached: cannot be planned: %s\n", path, plan.err);
@@ -169,12 +176,6 @@ static void update_one(const char *dir, const char *path, bool named, bool wait,
 	if (!len || !xoc_name(name, sizeof(name), dir, &id)) {
 		skip(path, "its path is too long");
 		goto not_cached;
-	}
-	/* An entry that is good for the file as it is (another path to it, a link) stays. */
-	n = read_entry(name, old);
-	if (n > 0 && !xoc_decode(old, (size_t)n, &id, 4096, NULL, &why)) {
-		c->current++;
-		return;
 	}
 	if (write_atomic(dir, name, entry, len)) {
 		c->status = 1;
