@@ -11,6 +11,8 @@
 #    RIP-relative mov keeps its page readable ("read by its own code");
 #    --no-reads shows the page would be execute-only without the check;
 #  - a root whose path meets a privileged instruction (cli) is dropped whole;
+#  - a constructor in .init_array and code that runs on past its FDE's end
+#    are roots; what follows an FDE that ends in a call is not;
 #  - libffi 3.2's case: a table inside an FDE, read through a lea'd base
 #    and an index, keeps its page readable (the FDE rule's plan does not:
 #    tests/host/xoplan_proof.known);
@@ -91,13 +93,31 @@ closure: .cfi_startproc			# page 6: a code address taken, the register reused
 	ret
 	.cfi_endproc
 	.p2align 12
+initf:	body				# page 7: a constructor without CFI or symbol type
+	.p2align 12
+	.globl tail
+tail:	.cfi_startproc			# page 8: its FDE ends before its code does
+	test %eax, %eax
+	jne 1f
+	.cfi_endproc
+	body
+1:	ret
+	.p2align 12
+	.globl noret
+noret:	.cfi_startproc			# page 9: an FDE that ends in a call, then bytes
+	call f5
+	.cfi_endproc
+	body
+	.p2align 12
 	.globl f5
 	.hidden f5
-f5:	.cfi_startproc			# page 7
+f5:	.cfi_startproc			# page 10
 	ret
 	.cfi_endproc
 	.section .data.rel.ro,"aw"
 	.quad table
+	.section .init_array,"aw"
+	.quad initf
 	.section .note.GNU-stack,"",@progbits
 EOF
 gcc -shared -nostdlib -Wl,-z,separate-code -o "$tmp/libp.so" "$tmp/p.S" || tap_bail "gcc builds the test object"
@@ -122,33 +142,37 @@ fdestate() {
 		at $((16#$(sym "$1")))
 }
 
-s=$(state --reloc=none nocfi) f=$(fdestate nocfi)
-[ "$s" = xo ] && [ "${f%% *}" = readable ]
-ok $? "a CFI-less STT_FUNC function is proven code: FDE rule $f, proven rule $s"
-s=$(state --reloc=none table)
-[ "${s%% *}" = readable ]
-ok $? "a table in .text reached only by a relocation from .data.rel.ro stays readable ($s)"
-s=$(state --reloc=walk table)
-[ "$s" = xo ]
-ok $? "with relocation targets as roots (--reloc=walk) it would be execute-only ($s): what the default refuses"
-s=$(state --reloc=none v8)
-[ "$s" = "readable read by its own code" ]
-ok $? "code that reads its own movabs imm64 keeps its page readable ($s)"
-s=$(state --no-reads v8)
-[ "$s" = xo ]
-ok $? "without the read check (--no-reads) that page would be execute-only ($s)"
-s=$(state --reloc=none ffi) f=$(fdestate ffi)
-[ "$s" = "readable read by its own code" ] && [ "$f" = xo ]
-ok $? "a table inside an FDE read through lea and an index (libffi 3.2) keeps its page readable: FDE rule $f, proven rule $s"
-s=$(state --reloc=none f5)
-[ "$s" = xo ]
-ok $? "a lea of a function's address whose register is then loaded anew is no read of it ($s)"
-s=$(state --reloc=none priv)
-[ "${s%% *}" = readable ]
-ok $? "a root whose path meets cli is dropped: its page stays readable ($s)"
+# is STATE WANT: STATE is WANT ("xo", "readable WHY") or WANT is its first word
+is() { [ "$1" = "$2" ] || [ "${1%% *}" = "$2" ]; }
+# expect OPTION SYMBOL WANT FDE-WANT WHAT: the proven plan (xoproven OPTION) at
+# SYMBOL's page is WANT, the FDE rule's FDE-WANT ("-": not asked)
+expect() {
+	local s f=-
+	s=$(state "$1" "$2")
+	[ "$4" = - ] || f=$(fdestate "$2")
+	is "$s" "$3" && { [ "$4" = - ] || is "$f" "$4"; }
+	ok $? "$5 (proven rule: $s$([ "$f" = - ] || echo "; FDE rule: $f"))"
+}
+
+expect --reloc=none nocfi xo readable "a CFI-less STT_FUNC function is proven code, not under the FDE rule"
+expect --reloc=none table readable - "a table in .text reached only by a relocation from .data.rel.ro stays readable"
+expect --reloc=walk table xo - "with relocation targets as roots (--reloc=walk) it would be execute-only: what the default refuses"
+expect --reloc=none v8 "readable read by its own code" - "code that reads its own movabs imm64 keeps its page readable"
+expect --no-reads v8 xo - "without the read check (--no-reads) that page would be execute-only"
+expect --reloc=none ffi "readable read by its own code" xo \
+	"a table inside an FDE read through lea and an index (libffi 3.2) keeps its page readable; the FDE rule's plan does not"
+expect --reloc=none f5 xo - "a lea of a function's address whose register is then loaded anew is no read of it"
+expect --reloc=none initf xo - "a constructor in .init_array is a root: its CFI-less code is proven"
+expect --reloc=none tail xo readable "code that runs on past the end of its FDE is proven, not under the FDE rule"
+expect --reloc=none noret readable - "what follows an FDE that ends in a call is no root"
+expect --reloc=none priv readable - "a root whose path meets cli is dropped: its page stays readable"
 "$xp" "$tmp/libp.so" >"$tmp/stats"
-grep -q 'roots=0/3/1/0	kept=2	dropped=1	' "$tmp/stats"
-ok $? "3 symbol roots (nocfi, v8, priv) and 1 relocation root (table): 2 kept, 1 dropped ($(cut -f9-11 "$tmp/stats" | head -1))"
+grep -q 'roots=2/1/3/1/0	kept=5	dropped=1	' "$tmp/stats"
+ok $? "roots: 2 of branches (tail's fall-through and jne target), 1 entry (initf), 3 symbols (nocfi, v8, priv), 1 relocation (table): 5 kept, 1 dropped (priv) ($(cut -f9-11 "$tmp/stats" | head -1))"
+
+out=$("$xp" "$tmp/missing" 2>&1 >/dev/null); st=$?
+[ "$st" = 1 ] && [ "$out" = "xoproven: $tmp/missing: No such file or directory" ]
+ok $? "a file that cannot be opened: one line, status 1 ($st: $out)"
 
 # libcrypto: tables by content, each in a readable page of the proven plan.
 crypto=/usr/lib/x86_64-linux-gnu/libcrypto.so.3

@@ -29,7 +29,7 @@
  * --hex: one line per HEX and decoder, decoded at address 0x1000:
  * "DECODER HEX LEN CLASSES TEXT" (LEN 0 and "undecodable" if rejected),
  * CLASSES the decode.h bits the tools use, comma-separated: pkru, lea,
- * noaccess, branch, stop, bad, rip=TARGET, to=TARGET (a direct branch's;
+ * noaccess, branch, stop, call, bad, rip=TARGET, to=TARGET (a direct branch's;
  * hex), or "-"; exit 1 if any was rejected.
  */
 #include <fcntl.h>
@@ -154,12 +154,12 @@ out:
 	munmap((void *)img, (size_t)st.st_size);
 }
 
-/* The classes of @in as "pkru,lea,noaccess,branch,stop,bad,rip=TARGET,to=TARGET" (those it has), or "-". */
+/* The classes of @in as "pkru,lea,noaccess,branch,stop,call,bad,rip=TARGET,to=TARGET" (those it has), or "-". */
 static void classes(const struct dec_insn *in, char *out, size_t len)
 {
 	static const struct { unsigned int bit; const char *name; } names[] = {
 		{ DEC_PKRU, "pkru" }, { DEC_LEA, "lea" }, { DEC_NOACCESS, "noaccess" }, { DEC_BRANCH, "branch" },
-		{ DEC_STOP, "stop" }, { DEC_BAD, "bad" },
+		{ DEC_STOP, "stop" }, { DEC_CALL, "call" }, { DEC_BAD, "bad" },
 	};
 	size_t i, o = 0;
 

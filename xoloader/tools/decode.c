@@ -197,7 +197,7 @@ static bool bad_0f(uint8_t op)
 }
 
 /*
- * DEC_DIRECT, DEC_STOP, DEC_BAD of the @len bytes at @p (address @addr),
+ * DEC_DIRECT, DEC_STOP, DEC_CALL, DEC_BAD of the @len bytes at @p (address @addr),
  * from the bytes: the legacy prefixes, a REX, the opcode.  The target of
  * a direct branch is its last 1 or 4 bytes, relative to its end.  A
  * direct branch with an operand-size prefix is DEC_BAD: AMD truncates
@@ -229,7 +229,7 @@ static void byte_classes(const uint8_t *p, unsigned int len, uint64_t addr, stru
 		else if (bad_0f(op))
 			cls = DEC_BAD;
 	} else if (op == 0xe8) {
-		rel = 4;
+		rel = 4, cls = DEC_CALL;
 	} else if (op == 0xe9) {
 		rel = 4, cls = DEC_STOP;
 	} else if (op == 0xeb) {
@@ -241,7 +241,7 @@ static void byte_classes(const uint8_t *p, unsigned int len, uint64_t addr, stru
 	} else if (op == 0xff && i + 1 < len) {
 		unsigned int reg = (p[i + 1] >> 3) & 7;
 
-		cls = reg == 4 ? DEC_STOP : reg == 3 || reg == 5 ? DEC_BAD : 0;
+		cls = reg == 4 ? DEC_STOP : reg == 3 || reg == 5 ? DEC_BAD : reg == 2 ? DEC_CALL : 0;
 	} else if (op && strchr("\xca\xcb\xcf\xcd\xce\xf1\xe4\xe5\xe6\xe7\xec\xed\xee\xef\x6c\x6d\x6e\x6f"
 			  "\xfa\xfb\x8c\x8e\xd7\x9a\xea\xd6", op)) {
 		cls = DEC_BAD;	/* far ret, iret, int N, into, int1, in/out/ins/outs, cli/sti, sreg, xlat */

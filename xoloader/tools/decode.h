@@ -41,6 +41,7 @@ enum dec_backend { DEC_CAPSTONE, DEC_LLVM };
 #define DEC_BAD		0x80	/* privileged, obsolete or odd in user code: in/out, cli/sti, int N,
 				 * iret, far branches and returns, system instructions, segment
 				 * register loads, xlat, 3DNow!, a direct branch with 66 */
+#define DEC_CALL	0x100	/* call (direct or not): what follows runs only if it returns */
 
 struct dec_insn {
 	unsigned int len;	/* bytes; 0 if undecodable */

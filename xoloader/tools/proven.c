@@ -35,7 +35,7 @@ struct ctx {
 	struct dec *d;
 	const struct proven_opts *o;
 	struct proven_stats *st;
-	struct vec roots[NROOT], reads, lreads, stack, path, go;
+	struct vec roots[NROOT], reads, lreads, stack, path, go, arrays;
 	bool oom;
 };
 
@@ -177,6 +177,7 @@ static bool overwrites(const char *text, const char *reg)
 static void sweep(struct ctx *c, const uint8_t *b, uint64_t lo, uint64_t hi, bool roots)
 {
 	uint64_t pos = 0, left = hi - lo, lea_target = 0, lea_at = 0;
+	unsigned int last = DEC_STOP;
 	int follow = 0;
 	char reg[8] = "";
 	struct dec_insn in;
@@ -208,8 +209,16 @@ static void sweep(struct ctx *c, const uint8_t *b, uint64_t lo, uint64_t hi, boo
 			if (lea_reg(in.text, reg))
 				lea_target = in.rip_target, lea_at = lo + pos, follow = 6;
 		}
+		last = in.cls;
 		pos += in.len;
 	}
+	/*
+	 * A range whose last instruction falls through runs on past its end:
+	 * root (a).  Not after a call: one to a noreturn function ends many
+	 * FDEs, and what follows it may be anything.
+	 */
+	if (roots && pos == left && !(last & (DEC_STOP | DEC_CALL)))
+		push(c, &c->roots[ROOT_BRANCH], hi);
 }
 
 /* Set the state of [a, a + n) (inside @x) to @s. */
@@ -291,7 +300,58 @@ static void symbol_roots(struct ctx *c, Elf_Scn *scn, const GElf_Shdr *sh)
 	}
 }
 
-/* Roots (c): where the dynamic relocations of @scn (SHT_RELA) point. */
+/* Is @a inside .init_array, .fini_array or .preinit_array? */
+static bool in_arrays(const struct ctx *c, uint64_t a)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < c->arrays.n; i += 2)
+		if (a >= c->arrays.v[i] && a < c->arrays.v[i + 1])
+			return true;
+	return false;
+}
+
+/*
+ * Roots (e) that need no relocation: e_entry, DT_INIT, DT_FINI and the
+ * contents of the init/fini arrays (0 and -1 are no entries; in a PIE the
+ * relocations give them, reloc_roots()), whose ranges it keeps.
+ */
+static void entry_roots(struct ctx *c, Elf *e, const uint8_t *img, size_t fsize)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+
+	if (gelf_getehdr(e, &eh) && eh.e_entry)
+		push(c, &c->roots[ROOT_ENTRY], eh.e_entry);
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		size_t k;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_DYNAMIC) {
+			Elf_Data *d = elf_getdata(scn, NULL);
+			GElf_Dyn dy;
+
+			for (k = 0; d && gelf_getdyn(d, (int)k, &dy) && dy.d_tag != DT_NULL; k++)
+				if (dy.d_tag == DT_INIT || dy.d_tag == DT_FINI)
+					push(c, &c->roots[ROOT_ENTRY], dy.d_un.d_ptr);
+		}
+		if (sh.sh_type != SHT_INIT_ARRAY && sh.sh_type != SHT_FINI_ARRAY && sh.sh_type != SHT_PREINIT_ARRAY)
+			continue;
+		push(c, &c->arrays, sh.sh_addr);
+		push(c, &c->arrays, sh.sh_addr + sh.sh_size);
+		for (k = 0; k + 8 <= sh.sh_size && sh.sh_offset <= fsize && k + 8 <= fsize - sh.sh_offset; k += 8) {
+			uint64_t v;
+
+			memcpy(&v, img + sh.sh_offset + k, 8);
+			if (v && v != ~(uint64_t)0)
+				push(c, &c->roots[ROOT_ENTRY], v);
+		}
+	}
+}
+
+/* Roots (c), and (e): where the dynamic relocations of @scn (SHT_RELA) point. */
 static void reloc_roots(struct ctx *c, Elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	Elf_Data *d = elf_getdata(scn, NULL), *sd = NULL;
@@ -305,12 +365,19 @@ static void reloc_roots(struct ctx *c, Elf *e, Elf_Scn *scn, const GElf_Shdr *sh
 		unsigned int t = (unsigned int)GELF_R_TYPE(r.r_info);
 		GElf_Sym sym;
 
+		uint64_t to;
+
 		if (t == R_X86_64_RELATIVE || t == R_X86_64_IRELATIVE)
-			push(c, &c->roots[ROOT_RELOC], (uint64_t)r.r_addend);
+			to = (uint64_t)r.r_addend;
 		else if ((t == R_X86_64_64 || t == R_X86_64_GLOB_DAT || t == R_X86_64_JUMP_SLOT) && sd &&
 			 gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym) && sym.st_shndx != SHN_UNDEF &&
 			 sym.st_shndx < SHN_LORESERVE)
-			push(c, &c->roots[ROOT_RELOC], sym.st_value + (t == R_X86_64_64 ? (uint64_t)r.r_addend : 0));
+			to = sym.st_value + (t == R_X86_64_64 ? (uint64_t)r.r_addend : 0);
+		else
+			continue;
+		/* Called by ld.so, through the PLT, or from an init/fini array: (e). */
+		push(c, &c->roots[t == R_X86_64_IRELATIVE || t == R_X86_64_JUMP_SLOT ||
+				  in_arrays(c, r.r_offset) ? ROOT_ENTRY : ROOT_RELOC], to);
 	}
 }
 
@@ -377,6 +444,7 @@ static long read_object(struct ctx *c, Elf *e, const uint8_t *img, size_t fsize)
 
 	if (elf_getshdrstrndx(e, &shstrndx))
 		return -1;
+	entry_roots(c, e, img, fsize);
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 		const char *name;
@@ -499,7 +567,7 @@ static uint64_t (*proven_ranges(struct ctx *c, size_t *n))[2]
 int proven_plan(int fd, size_t ps, struct dec *d, const struct proven_opts *o,
 		struct plan *p, struct proven_stats *st)
 {
-	static const enum proven_reloc walk_needed[NROOT] = { 0, 0, PROVEN_RELOC_WALK, 0 };
+	static const enum proven_reloc walk_needed[NROOT] = { 0, 0, 0, PROVEN_RELOC_WALK, 0 };
 	struct ctx c;
 	struct plan_extra x = { NULL, 0, NULL, 0 };
 	const uint8_t *img;
@@ -563,6 +631,7 @@ out:
 	free(c.reads.v);
 	free(c.lreads.v);
 	free(c.go.v);
+	free(c.arrays.v);
 	free(c.stack.v);
 	free(c.path.v);
 	for (i = 0; i < c.nx; i++)

@@ -8,9 +8,15 @@
  *
  * Roots of the descent, each outside FDE-covered code:
  *  (a) direct call/jmp/jcc targets in FDE-covered code (and, by descent,
- *      in proven code);
+ *      in proven code), and the byte after an FDE range whose last
+ *      instruction falls through (not a jmp, ret, call...);
+ *  (e) where the loader or the CPU jumps: e_entry, DT_INIT, DT_FINI, the
+ *      entries of .init_array, .fini_array and .preinit_array (their
+ *      contents or the relocations that fill them), IRELATIVE resolvers
+ *      and JUMP_SLOT targets defined in the object (called through the
+ *      PLT);
  *  (b) STT_FUNC and STT_GNU_IFUNC symbols of .dynsym and .symtab;
- *  (c) relocation targets (RELATIVE, IRELATIVE, 64, GLOB_DAT, JUMP_SLOT):
+ *  (c) other relocation targets (RELATIVE, 64, GLOB_DAT):
  *      only with PROVEN_RELOC_WALK, not by default - a table in .text that
  *      .data.rel.ro points at is reached by one and may decode as code
  *      (tests/host/proven.sh);
@@ -53,7 +59,7 @@ struct proven_opts {
 	FILE *trace;		/* if set: each read seen, "read\tKIND\tFROM\tTARGET" */
 };
 
-enum { ROOT_BRANCH, ROOT_SYMBOL, ROOT_RELOC, ROOT_LEA, NROOT };
+enum { ROOT_BRANCH, ROOT_ENTRY, ROOT_SYMBOL, ROOT_RELOC, ROOT_LEA, NROOT };
 
 struct proven_stats {
 	uint64_t roots[NROOT];		/* distinct roots outside FDE-covered code, by kind */

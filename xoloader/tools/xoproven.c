@@ -9,7 +9,7 @@
  *
  * One line per x86-64 executable or shared object (tab-separated):
  *   object FILE exec_pages fde_xo_pages proven_xo_pages code_bytes fde_xo_code proven_xo_code
- *          roots=BRANCH/SYMBOL/RELOC/LEA kept=K dropped=D fde_bytes=F proven_bytes=P read_pages=R
+ *          roots=BRANCH/ENTRY/SYMBOL/RELOC/LEA kept=K dropped=D fde_bytes=F proven_bytes=P read_pages=R
  *          undecodable=U go=FUNCTIONS/BYTES [section-rule]
  * pages: of the PF_X segments; code bytes: of the SHF_EXECINSTR sections,
  * and of those the bytes in execute-only pages under each rule (the
@@ -19,8 +19,11 @@
  * roots, --lea-roots lea targets and --no-reads drops the read check: all
  * three are unsafe and there for the tests and the measurements.  --trace
  * prints each read the check sees: "read rip|lea FROM TARGET" (hex).
- * Exit status: 0; 1 if a file could not be planned; 2 usage.
+ * Files that are not x86-64 executables or shared objects are skipped
+ * (counted).  Exit status: 0; 1 if a file could not be opened or planned
+ * (one line each on stderr); 2 usage.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
@@ -45,7 +48,7 @@ static struct proven_opts opts;
 static enum report_fmt plan_fmt;
 static bool plan_only;
 static unsigned long long tot[6], troots[NROOT], tkept, tdropped, tfde, tproven, treads, tundec;
-static unsigned long objects, failed;
+static unsigned long objects, failed, skipped;
 
 /* The bytes of the SHF_EXECINSTR sections of @fd, and of them those in execute-only pages of @p[0], @p[1]. */
 static void code_bytes(int fd, const struct plan *const p[2], unsigned long long out[3])
@@ -84,10 +87,15 @@ static void one(const char *file)
 	unsigned char m[20];
 	int fd = open(file, O_RDONLY), r;
 
-	if (fd < 0 || pread(fd, m, sizeof(m), 0) != (ssize_t)sizeof(m) || memcmp(m, ELFMAG, SELFMAG) ||
+	if (fd < 0) {
+		fprintf(stderr, "xoproven: %s: %s\n", file, strerror(errno));
+		failed++;
+		return;
+	}
+	if (pread(fd, m, sizeof(m), 0) != (ssize_t)sizeof(m) || memcmp(m, ELFMAG, SELFMAG) ||
 	    m[EI_CLASS] != ELFCLASS64 || m[18] != EM_X86_64 || (m[16] != ET_EXEC && m[16] != ET_DYN)) {
-		if (fd >= 0)
-			close(fd);
+		close(fd);
+		skipped++;
 		return;	/* not an x86-64 executable or shared object: not ours to plan */
 	}
 	if (elfplan_build(fd, PS, &fde) || proven_plan(fd, PS, dec, &opts, &prv, &st)) {
@@ -108,11 +116,11 @@ static void one(const char *file)
 	pages[2] = elfplan_xo_pages(&prv, PS);
 	code_bytes(fd, both, code);
 	close(fd);
-	printf("object\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\troots=%llu/%llu/%llu/%llu\tkept=%llu\tdropped=%llu\t"
+	printf("object\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\troots=%llu/%llu/%llu/%llu/%llu\tkept=%llu\tdropped=%llu\t"
 	       "fde_bytes=%llu\tproven_bytes=%llu\tread_pages=%llu\tundecodable=%llu\tgo=%llu/%llu%s\n",
 	       file, pages[0], pages[1], pages[2], code[0], code[1], code[2],
 	       (unsigned long long)st.roots[0], (unsigned long long)st.roots[1], (unsigned long long)st.roots[2],
-	       (unsigned long long)st.roots[3], (unsigned long long)st.kept, (unsigned long long)st.dropped,
+	       (unsigned long long)st.roots[3], (unsigned long long)st.roots[4], (unsigned long long)st.kept, (unsigned long long)st.dropped,
 	       (unsigned long long)st.fde_bytes, (unsigned long long)st.proven_bytes,
 	       (unsigned long long)st.read_pages, (unsigned long long)st.undecodable,
 	       (unsigned long long)st.go_functions, (unsigned long long)st.go_bytes, st.section_rule ? "\tsection-rule" : "");
@@ -172,14 +180,14 @@ int main(int argc, char **argv)
 	}
 	each_file(argc - i, argv + i, one);
 	if (!plan_only)
-		printf("total\tdecoder %s\treloc %s\tobjects %lu\tfailed %lu\tpages %llu\tfde-xo %llu (%.2f%%)\t"
+		printf("total\tdecoder %s\treloc %s\tobjects %lu\tskipped %lu\tfailed %lu\tpages %llu\tfde-xo %llu (%.2f%%)\t"
 		       "proven-xo %llu (%.2f%%)\tcode-bytes %llu\tfde-xo %llu (%.2f%%)\tproven-xo %llu (%.2f%%)\t"
-		       "roots %llu/%llu/%llu/%llu\tkept %llu\tdropped %llu\tfde-bytes %llu\tproven-bytes %llu\t"
+		       "roots %llu/%llu/%llu/%llu/%llu\tkept %llu\tdropped %llu\tfde-bytes %llu\tproven-bytes %llu\t"
 		       "read-pages %llu\tundecodable %llu\n",
-		       dec_name(backend), opts.reloc == PROVEN_RELOC_WALK ? "walk" : "none", objects, failed,
+		       dec_name(backend), opts.reloc == PROVEN_RELOC_WALK ? "walk" : "none", objects, skipped, failed,
 		       tot[0], tot[1], pct(tot[1], tot[0]), tot[2], pct(tot[2], tot[0]),
 		       tot[3], tot[4], pct(tot[4], tot[3]), tot[5], pct(tot[5], tot[3]),
-		       troots[0], troots[1], troots[2], troots[3], tkept, tdropped, tfde, tproven, treads, tundec);
+		       troots[0], troots[1], troots[2], troots[3], troots[4], tkept, tdropped, tfde, tproven, treads, tundec);
 	dec_close(dec);
 	return failed ? 1 : 0;
 }
