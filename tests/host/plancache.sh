@@ -41,6 +41,15 @@ export XOLOAD_CACHE_DIR=$c
 update() { nice -n 10 "$xoplan" --update-cache "$@"; }
 look() { "$t" lookup "$c" "$1" 2>&1; }
 
+# The reader trusts no chain of directories others can write: a checkout
+# under one cannot hold the test's cache.
+err=$(update /usr/bin/true 2>&1 >/dev/null)
+if [[ $err == *"writable by others than root"* ]]; then
+	skip "$c: $err" "the cache needs a directory chain only root can write"
+	tap_done
+	exit 0
+fi
+
 # 1. Every ELF file of the directories: cached plan == fresh plan.
 out=$(update /usr/lib/x86_64-linux-gnu /usr/bin 2>&1 >/dev/null | head -n 5)
 [ -z "$out" ] || diag "writer: $out"
