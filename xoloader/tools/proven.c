@@ -630,14 +630,16 @@ int proven_plan(int fd, size_t ps, struct dec *d, const struct proven_opts *o,
 	if (st->undecodable) {
 		/*
 		 * Code the decoder could not sweep whole may read what the
-		 * check did not see: nothing is proven (Go's table needs no
-		 * decoder, and without it the section rule would read nothing).
+		 * check did not see: nothing is proven.  Go's functions stay
+		 * code in a Go program without FDEs, where the FDE rule's
+		 * section rule takes all of .text anyway.
 		 */
 		free(code);
 		code = NULL;
 		ncode = 0;
 		st->withheld = true;
-		go_ranges(&c, &code, &ncode);
+		if (fdes == 0)
+			go_ranges(&c, &code, &ncode);
 	}
 	x.code = (const uint64_t (*)[2])code;
 	x.ncode = ncode;
