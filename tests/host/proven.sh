@@ -11,6 +11,8 @@
 #    RIP-relative mov keeps its page readable ("read by its own code");
 #    --no-reads shows the page would be execute-only without the check;
 #  - a root whose path meets a privileged instruction (cli) is dropped whole;
+#  - with a decoder that rejects a byte of the FDE-covered code (capstone 4
+#    and an AVX2 instruction) nothing is proven;
 #  - a constructor in .init_array and code that runs on past its FDE's end
 #    are roots; what follows an FDE that ends in a call is not;
 #  - libffi 3.2's case: a table inside an FDE, read through a lea'd base
@@ -43,6 +45,7 @@ cat >"$tmp/p.S" <<'EOF'
 	.text
 	.globl f0
 f0:	.cfi_startproc
+	.byte 0xc4, 0xe2, 0x7d, 0x5a, 0x07	# vbroadcasti128 (%rdi), %ymm0: capstone 4 rejects it
 	ret
 	.cfi_endproc
 	.p2align 12
@@ -155,6 +158,8 @@ expect() {
 }
 
 expect --reloc=none nocfi xo readable "a CFI-less STT_FUNC function is proven code, not under the FDE rule"
+expect --decoder=capstone nocfi readable - \
+	"a decoder that cannot sweep all FDE-covered code (capstone 4: AVX2 in f0) proves nothing: reads may have gone unseen"
 expect --reloc=none table readable - "a table in .text reached only by a relocation from .data.rel.ro stays readable"
 expect --reloc=walk table xo - "with relocation targets as roots (--reloc=walk) it would be execute-only: what the default refuses"
 expect --reloc=none v8 "readable read by its own code" - "code that reads its own movabs imm64 keeps its page readable"
@@ -170,6 +175,9 @@ expect --reloc=none priv readable - "a root whose path meets cli is dropped: its
 grep -q 'roots=2/1/3/1/0	kept=5	dropped=1	' "$tmp/stats"
 ok $? "roots: 2 of branches (tail's fall-through and jne target), 1 entry (initf), 3 symbols (nocfi, v8, priv), 1 relocation (table): 5 kept, 1 dropped (priv) ($(cut -f9-11 "$tmp/stats" | head -1))"
 
+cs=$("$xp" --decoder=capstone "$tmp/libp.so" | head -1)
+printf '%s\n' "$cs" | grep -q '	undecodable=6	go=0/0	withheld$'
+ok $? "xoproven says so: undecodable=6 withheld ($(printf '%s' "$cs" | cut -f14- | tr '\t' ' '))"
 out=$("$xp" "$tmp/missing" 2>&1 >/dev/null); st=$?
 [ "$st" = 1 ] && [ "$out" = "xoproven: $tmp/missing: No such file or directory" ]
 ok $? "a file that cannot be opened: one line, status 1 ($st: $out)"

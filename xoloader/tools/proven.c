@@ -534,6 +534,18 @@ static void lea_reads(struct ctx *c)
 	}
 }
 
+/* Append Go's function ranges to the @n ranges of *@r (a struct fdes' array). */
+static void go_ranges(struct ctx *c, uint64_t (**r)[2], size_t *n)
+{
+	struct fdes f = { *r, *n, *n };
+	size_t i;
+
+	for (i = 0; i + 1 < c->go.n; i += 2)
+		fdes_add(&f, c->go.v[i], c->go.v[i + 1]);
+	*r = f.r;
+	*n = f.n;
+}
+
 /* The proven bytes (and Go's functions) as ranges, and a sweep of each proven one for what it reads. */
 static uint64_t (*proven_ranges(struct ctx *c, size_t *n))[2]
 {
@@ -558,9 +570,8 @@ static uint64_t (*proven_ranges(struct ctx *c, size_t *n))[2]
 			k = e;
 		}
 	}
-	for (i = 0; i + 1 < c->go.n; i += 2)
-		fdes_add(&r, c->go.v[i], c->go.v[i + 1]);
 	*n = r.n;
+	go_ranges(c, &r.r, n);
 	return r.r;
 }
 
@@ -570,6 +581,8 @@ int proven_plan(int fd, size_t ps, struct dec *d, const struct proven_opts *o,
 	static const enum proven_reloc walk_needed[NROOT] = { 0, 0, 0, PROVEN_RELOC_WALK, 0 };
 	struct ctx c;
 	struct plan_extra x = { NULL, 0, NULL, 0 };
+	uint64_t (*code)[2] = NULL;
+	size_t ncode = 0;
 	const uint8_t *img;
 	size_t fsize, i, k;
 	long fdes;
@@ -613,7 +626,23 @@ int proven_plan(int fd, size_t ps, struct dec *d, const struct proven_opts *o,
 				st->dropped++, settle(&c, false);
 		}
 	}
-	x.code = (const uint64_t (*)[2])proven_ranges(&c, &x.ncode);
+	code = proven_ranges(&c, &ncode);
+	if (st->undecodable) {
+		/*
+		 * Code the decoder could not sweep whole may read what the
+		 * check did not see: nothing is proven.  Go's functions stay
+		 * code in a Go program without FDEs, where the FDE rule's
+		 * section rule takes all of .text anyway.
+		 */
+		free(code);
+		code = NULL;
+		ncode = 0;
+		st->withheld = true;
+		if (fdes == 0)
+			go_ranges(&c, &code, &ncode);
+	}
+	x.code = (const uint64_t (*)[2])code;
+	x.ncode = ncode;
 	lea_reads(&c);
 	sort_unique(&c.reads);
 	if (!o->no_reads) {
@@ -624,7 +653,7 @@ int proven_plan(int fd, size_t ps, struct dec *d, const struct proven_opts *o,
 	ret = c.oom ? -1 : elfplan_build_extra(fd, ps, &x, p);
 	if (c.oom)
 		snprintf(p->err, sizeof(p->err), "out of memory");
-	free((void *)x.code);
+	free(code);
 out:
 	for (k = 0; k < NROOT; k++)
 		free(c.roots[k].v);

@@ -28,6 +28,14 @@
  * leaves the executable sections, runs into FDE-covered code mid-way or
  * overlaps another instruction is dropped whole.
  *
+ * An object whose FDE-covered or proven code the decoder cannot sweep
+ * whole (a byte it rejects) gets no proven code: the reads after that
+ * byte went unseen.  With LLVM 14 no object of /usr/bin, /usr/sbin and
+ * /usr/lib/x86_64-linux-gnu has one; Go programs do (data inside Go
+ * functions: kubectl jumps over 30 bytes at 0x610ac2), and keep Go's
+ * function ranges only without FDEs, where the FDE rule's section rule
+ * makes all of .text execute-only anyway.
+ *
  * Go: the function table of .gopclntab (Go 1.18 and later) gives the
  * exact ranges of Go's functions, which have no FDEs; they count as FDE
  * ranges do (also in a Go program without any FDE, which the FDE rule
@@ -70,6 +78,7 @@ struct proven_stats {
 	uint64_t undecodable;		/* FDE-covered bytes not swept: a byte the decoder rejected */
 	uint64_t go_functions, go_bytes;	/* Go's function table (.gopclntab): functions, bytes */
 	bool section_rule;		/* no FDE, no Go table: the section rule, nothing proven */
+	bool withheld;			/* undecodable bytes: nothing proven (Go's functions without FDEs kept) */
 };
 
 /*

@@ -10,7 +10,8 @@
  * One line per x86-64 executable or shared object (tab-separated):
  *   object FILE exec_pages fde_xo_pages proven_xo_pages code_bytes fde_xo_code proven_xo_code
  *          roots=BRANCH/ENTRY/SYMBOL/RELOC/LEA kept=K dropped=D fde_bytes=F proven_bytes=P read_pages=R
- *          undecodable=U go=FUNCTIONS/BYTES [section-rule]
+ *          undecodable=U go=FUNCTIONS/BYTES [section-rule|withheld]
+ * (withheld: the decoder rejected a byte of the code, nothing is proven)
  * pages: of the PF_X segments; code bytes: of the SHF_EXECINSTR sections,
  * and of those the bytes in execute-only pages under each rule (the
  * survey's code-byte headline, issue 26 step 4).  Then a "total" line.
@@ -123,7 +124,8 @@ static void one(const char *file)
 	       (unsigned long long)st.roots[3], (unsigned long long)st.roots[4], (unsigned long long)st.kept, (unsigned long long)st.dropped,
 	       (unsigned long long)st.fde_bytes, (unsigned long long)st.proven_bytes,
 	       (unsigned long long)st.read_pages, (unsigned long long)st.undecodable,
-	       (unsigned long long)st.go_functions, (unsigned long long)st.go_bytes, st.section_rule ? "\tsection-rule" : "");
+	       (unsigned long long)st.go_functions, (unsigned long long)st.go_bytes,
+	       st.section_rule ? "\tsection-rule" : st.withheld ? "\twithheld" : "");
 	for (r = 0; r < 3; r++)
 		tot[r] += pages[r], tot[r + 3] += code[r];
 	for (r = 0; r < NROOT; r++)
