@@ -77,6 +77,7 @@ static const struct { const char *name; int arg; char id; } options[] = {
 	{ "scan", OPT_OPTIONAL, 'S' }, { "strict", OPT_NONE, 's' }, { "permissive", OPT_NONE, 'P' },
 	{ "no-inherit", OPT_NONE, 'n' }, { "kernel", OPT_NONE, 'k' }, { "argv0", OPT_REQUIRED, '0' },
 	{ "audit", OPT_REQUIRED, 'a' }, { "help", OPT_NONE, 'h' }, { "version", OPT_NONE, 'V' },
+	{ "set-xattr", OPT_NONE, 'X' }, { "get-xattr", OPT_NONE, 'G' }, { "clear-xattr", OPT_NONE, 'C' },
 };
 #define NOPTIONS ((int)(sizeof(options) / sizeof(options[0])))
 
@@ -165,6 +166,11 @@ static void parse_options(int argc, char **argv, char **envp, struct opts *o)
 		}
 		id = long_option(argv, &i, &val);
 		switch (id) {
+		case 'X': case 'G': case 'C':
+			/* xoplan's (tools/xattr.c), which reads them as argv[1] only. */
+			if (i != 1)
+				usage_error(argv[0], "option '", a, "' must be the first argument");
+			run_analysis(argv, envp);
 		case 'r': case 'p': case 'S': case 'D':
 			run_analysis(argv, envp);	/* xoplan's: it parses them all again, with getopt */
 		case 's': o->flags |= XOF_STRICT; break;
@@ -182,7 +188,10 @@ static void parse_options(int argc, char **argv, char **envp, struct opts *o)
 
 /* --- the run ------------------------------------------------------------------ */
 
-/* --plan, --report, --scan: xoplan (xoload.c, with a libc) does those, with the same arguments. */
+/*
+ * --plan, --report, --scan, --set-xattr, --get-xattr, --clear-xattr: xoplan
+ * (tools/xoplan.c, with a libc) does those, with the same arguments.
+ */
 static void __attribute__((noreturn)) run_analysis(char **argv, char **envp)
 {
 	static char xoplan[PATH_MAX];
@@ -190,7 +199,8 @@ static void __attribute__((noreturn)) run_analysis(char **argv, char **envp)
 
 	next_to_self(xoplan, XO_XOPLAN_FROM_XOLOAD, XOLOAD_XOPLAN_DEFAULT);
 	r = rt_syscall(RT_NR_execve, xoplan, argv, envp);
-	dief(r == -RT_ENOENT ? 127 : 126, "--plan, --report, --scan need %s: %s", xoplan, rt_strerror((int)-r));
+	dief(r == -RT_ENOENT ? 127 : 126, "--plan, --report, --scan, --*-xattr need %s: %s", xoplan,
+	     rt_strerror((int)-r));
 }
 
 static void need_pkeys(void)

@@ -22,6 +22,7 @@
 #include "../run/usage.h"
 #include "apply.h"
 #include "deps.h"
+#include "xattr.h"
 
 /* The flag for --report/--plan/--scan's =FORMAT: human (0), tsv or json. */
 static unsigned int format_flag(const char *fmt, unsigned int tsv, unsigned int json)
@@ -218,6 +219,10 @@ int main(int argc, char **argv, char **envp)
 	const char *argv0 = NULL, *rfmt = NULL, *sfmt = NULL;
 	int c, rc;
 
+	/* --set-xattr, --get-xattr, --clear-xattr FILE...: nothing runs (xattr.c). */
+	rc = xattr_main(argc, argv);
+	if (rc >= 0)
+		return rc;
 	run_init(envp);
 	{
 		/* A re-exec of /proc/self/exe under --report or --scan lands here. */

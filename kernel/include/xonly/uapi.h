@@ -94,6 +94,27 @@
  */
 #define XONLY_PR_XONLY_LEARN	3
 
+/*
+ * Plans (kernel/wip/KVER/0072, not in the series yet): the extended
+ * attribute XONLY_PLAN_XATTR of a file names the pages of it that xonly
+ * mode keeps readable (key 0) when it maps the file as code; only
+ * CAP_SYS_ADMIN sets trusted.* attributes.  The value, numbers
+ * little-endian: "XOPL", the version (1 byte), the build-id's length L
+ * (1 byte, 1 to XONLY_PLAN_ID_MAX), the number of ranges N (16 bits, 1 to
+ * XONLY_PLAN_RANGES_MAX), the file's size (64 bits), its GNU build-id (L
+ * bytes), then N ranges [start, end) of file offsets (64 bits each):
+ * page-aligned, start < end <= the size rounded up to a page, sorted and
+ * merged (no two overlap or touch), not all of the file.  Anything else,
+ * or a plan whose size or build-id is not the file's, is ignored with the
+ * log line "xonly plan: comm=C pid=P file=F ignored: REASON".
+ */
+#define XONLY_PLAN_XATTR	"trusted.xonly"
+#define XONLY_PLAN_MAGIC	"XOPL"
+#define XONLY_PLAN_VERSION	1
+#define XONLY_PLAN_HDR		16
+#define XONLY_PLAN_ID_MAX	64
+#define XONLY_PLAN_RANGES_MAX	256
+
 #if defined(PR_SET_XONLY) && PR_SET_XONLY != XONLY_PR_SET_XONLY
 #error "PR_SET_XONLY from the kernel headers disagrees with xonly/uapi.h"
 #endif
