@@ -51,7 +51,8 @@ help:
 	@echo 'variables: KVER=6.1|6.12  PATCHES=kernel/patches|none  KSRC=tree-or-tarball'
 	@echo '           XONLY_ACCEL=tcg|kvm (default: kvm -cpu host where /dev/kvm and PKU are there, else tcg -cpu max)'
 	@echo '           T=pattern (run only tests whose path matches)'
-	@echo '           XONLY_ON=0 XONLY_STRICT=0 NOPKU=0 (make check: leave the xonly=on, the xonly=strict, the nopku boot out)'
+	@echo '           XONLY_ON=0 XONLY_STRICT=0 XONLY_LEARN=0 NOPKU=0 (make check: leave the xonly=on, the xonly=strict,'
+	@echo '           the xonly=learn, the nopku boot out)'
 	@echo '           PREFIX DESTDIR BINDIR LIBDIR LIBEXECDIR MANDIR INCLUDEDIR (make install)'
 	@echo '           SURVEY_DIRS=$(SURVEY_DIRS) (make survey, make bench)  FUZZ_N FUZZ_SEED (make fuzz)'
 	@echo 'environment: XONLY_CACHE (kernel cache, ~/.cache/xonly)  XONLY_WORK (unpacked trees,'
@@ -147,7 +148,8 @@ XO_PLAN    := xoloader/ref/elfplan.c $(XO_RT)
 # --scan) with one.
 XO_RUN     := xoloader/run/runpath.c xoloader/run/load.c xoloader/run/carve.c $(XO_RT)
 XO_LOADER  := xoloader/run/preload.c $(XO_RUN)
-XO_XOPLAN  := xoloader/tools/xoplan.c xoloader/tools/deps.c xoloader/tools/apply.c xoloader/tools/cachewrite.c $(XO_RUN)
+XO_XOPLAN  := xoloader/tools/xoplan.c xoloader/tools/deps.c xoloader/tools/apply.c xoloader/tools/cachewrite.c \
+	      xoloader/tools/xattr.c $(XO_RUN)
 # xoload has no libc: its own _start and system calls, no TLS, and only
 # R_X86_64_RELATIVE relocations, which it applies itself (preload.c);
 # -fno-tree-loop-distribute-patterns: no memset() call made of its memset().
@@ -289,10 +291,10 @@ $(BUILD)/host/xoload-main.o: xoloader/tools/xoplan.c $(XO_HDRS)
 
 $(XO_FUZZ): xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/runpath.c xoloader/run/load.c xoloader/run/carve.c \
 	    xoloader/tools/deps.c xoloader/ref/elfplan.c xoloader/tools/apply.c xoloader/tools/cachewrite.c \
-	    xoloader/ref/plancmp.c $(XO_RT) $(XO_HDRS)
+	    xoloader/tools/xattr.c xoloader/ref/plancmp.c $(XO_RT) $(XO_HDRS)
 	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/runpath.c xoloader/run/carve.c \
 		xoloader/run/load.c xoloader/tools/deps.c xoloader/ref/elfplan.c xoloader/tools/apply.c xoloader/tools/cachewrite.c \
-		xoloader/ref/plancmp.c $(XO_RT) -lelf
+		xoloader/tools/xattr.c xoloader/ref/plancmp.c $(XO_RT) -lelf
 
 # The analysis tools' decoder (xoloader/tools/decode.c, issue 26): capstone 4
 # in every build; on the host also LLVM 14's C disassembler (llvm-14-dev,

@@ -94,7 +94,7 @@ for e in EBADF EINTR EINVAL ENOSYS; do
 done
 printf '%s\n' "$t2" | grep -q 'use syscall(2) with the numbers from <xonly/uapi.h>'
 ok $? "pkey_get(2) says: not in glibc, use syscall(2) with the numbers from <xonly/uapi.h>"
-for n in XONLY_PR_SET_XONLY XONLY_PR_GET_XONLY XONLY_PR_XONLY_STRICT XONLY_PR_XONLY_EXEC_CARVE; do
+for n in XONLY_PR_SET_XONLY XONLY_PR_GET_XONLY XONLY_PR_XONLY_STRICT XONLY_PR_XONLY_EXEC_CARVE XONLY_PR_XONLY_LEARN; do
 	v=$(num $n)
 	printf '%s\n' "$t7" | grep -q "$n ($v)"
 	ok $? "xonly(7) gives $n as $v, as uapi.h does"

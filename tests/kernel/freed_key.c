@@ -37,7 +37,8 @@
  *    gets its execute-only key before any pkey_alloc(): its main runs with
  *    a key, loads of it fault, and pkey_alloc() then hands out the 14 other
  *    keys (what v2 already did, and v3 must keep).
- * Booted with xonly=on, every process has its execute-only key from exec:
+ * Booted with xonly=on (or strict, or learn), every process has its
+ * execute-only key from exec:
  * the first two scenarios and the race run (and must pass, the key is
  * never k), the two all-keys scenarios, which need an mm without the key,
  * report SKIP.  Without PKU (a nopku boot) the whole test is SKIP.
@@ -353,7 +354,8 @@ int main(int argc, char **argv)
 		return tap_done();
 	}
 	fault_setup();
-	boot_on = cmdline_has("xonly=on");
+	/* xonly=on, strict or learn: in xonly mode from exec, with the key. */
+	boot_on = xonly_get(0, 0, 0, 0) > 0;
 	self_fd = open("/proc/self/exe", O_RDONLY);
 	if (self_fd < 0)
 		tap_bail("setup: open /proc/self/exe: %s", errname(errno));

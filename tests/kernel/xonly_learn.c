@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xonly_learn - xonly learn mode: PR_SET_XONLY PR_XONLY_LEARN (3) and
- * xonly=learn (kernel/patches/KVER/0030, issue 24 step 1).
+ * xonly=learn (kernel/patches/KVER/0070, issue 24 step 1).
  *
  * The code file: six pages of a /tmp file, mapped PROT_READ|PROT_EXEC
  * after the prctl, so xonly mode makes them execute-only:
@@ -47,7 +47,8 @@
  *  - a -z noseparate-code PIE (hello-nosep), which dies in xonly mode
  *    because ld.so reads its headers, runs in learn mode and its file is
  *    logged at offset 0.
- * With xonly=on every process is at level 1: SET 3 is EPERM and the rest
+ * With xonly=on (xonly=strict) every process is at level 1 (2), which
+ * learn mode ranks below: SET 3 is EPERM and the rest
  * is skipped.  With xonly=learn this process is in learn mode from the
  * start (GET 3), the kernel said so at boot, init's Xonly: is 3, and the
  * same checks hold.  Without PKU SET 3 is EOPNOTSUPP and the rest is
@@ -429,30 +430,21 @@ int main(int argc, char **argv)
 	tap_init("xonly_learn");
 	if (!pkru_supported()) {
 		r = xonly_set(LEARN, 0, 0, 0);
-		if (r == -1 && errno == EINVAL) {	/* see probe_learn() */
-			tap_skip("the kernel has no learn mode (kernel/wip/ 0030 not applied)", "xonly learn mode");
-			return tap_done();
-		}
 		tap_ok(r == -1 && errno == EOPNOTSUPP, "without PKU PR_SET_XONLY %d is EOPNOTSUPP (%d, %s)", LEARN, r,
 		       errname(r ? errno : 0));
 		tap_skip("no PKU/OSPKE (a nopku boot?)", "xonly learn mode");
 		return tap_done();
 	}
 	r = xonly_get(0, 0, 0, 0);
-	/*
-	 * While patch 0030 waits in kernel/wip/, the series has no learn mode:
-	 * SET 3 is EINVAL at every level (plain, xonly=on and xonly=strict
-	 * boots alike).  Drop this skip when 0030 moves to kernel/patches/.
-	 */
-	if (WIFEXITED(st = child_status(probe_learn, NULL, 10)) && WEXITSTATUS(st) == EINVAL) {
-		tap_skip("the kernel has no learn mode (PR_SET_XONLY 3 is EINVAL: kernel/wip/ 0030 not applied)",
-			 "xonly learn mode");
-		return tap_done();
-	}
-	if (r == 1) {
+	/* The series has learn mode (0070): SET 3 is never EINVAL with PKU. */
+	st = child_status(probe_learn, NULL, 10);
+	tap_ok(WIFEXITED(st) && WEXITSTATUS(st) != EINVAL, "the kernel has learn mode: PR_SET_XONLY %d is not EINVAL (%s)",
+	       LEARN, WIFEXITED(st) ? errname(WEXITSTATUS(st)) : "child died");
+	if (r == 1 || r == 2) {
+		/* Learn mode ranks below level 1: no level is ever lowered. */
 		r = xonly_set(LEARN, 0, 0, 0);
-		tap_ok(r == -1 && errno == EPERM, "in xonly mode (xonly=on?) PR_SET_XONLY %d is EPERM (%d, %s)", LEARN, r,
-		       errname(r ? errno : 0));
+		tap_ok(r == -1 && errno == EPERM, "at level %d (xonly=on or strict) PR_SET_XONLY %d is EPERM (%d, %s)",
+		       xonly_get(0, 0, 0, 0), LEARN, r, errname(r ? errno : 0));
 		tap_skip("this process is in xonly mode, which learn mode cannot weaken", "xonly learn mode");
 		return tap_done();
 	}

@@ -92,7 +92,10 @@ static const char *lname(void)
 /* In a child: enter @level; the boot may have given one already. */
 static bool enter_level(void)
 {
-	return (xonly_get(0, 0, 0, 0) >= level || xonly_set(level, 0, 0, 0) == 0) &&
+	int cur = xonly_get(0, 0, 0, 0);
+
+	/* Learn mode (3, xonly=learn) ranks below level 1: it is raised. */
+	return ((cur >= level && cur != XONLY_PR_XONLY_LEARN) || xonly_set(level, 0, 0, 0) == 0) &&
 	       xonly_get(0, 0, 0, 0) == level;
 }
 

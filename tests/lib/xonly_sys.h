@@ -37,15 +37,17 @@ static inline int xonly_get(unsigned long a2, unsigned long a3, unsigned long a4
 }
 
 /*
- * Enter xonly mode: PR_SET_XONLY 1, or the level the process has if it is
- * higher (2 under xonly=strict, which cannot be lowered: SET 1 is EPERM
- * there).  Returns what PR_SET_XONLY returns.
+ * Enter xonly mode: PR_SET_XONLY 1, or 2 at the strict level (xonly=strict,
+ * which cannot be lowered: SET 1 is EPERM there).  Learn mode (3, under
+ * xonly=learn) ranks below 1 and is ended by it: the code is then
+ * execute-only for good, as the callers expect.  Returns what PR_SET_XONLY
+ * returns.
  */
 static inline int xonly_enter(void)
 {
 	int level = xonly_get(0, 0, 0, 0);
 
-	return xonly_set(level > 1 ? (unsigned long)level : 1, 0, 0, 0);
+	return xonly_set(level == 2 ? 2 : 1, 0, 0, 0);
 }
 
 #endif

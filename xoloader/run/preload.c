@@ -78,6 +78,7 @@ static const struct { const char *name; int arg; char id; } options[] = {
 	{ "no-inherit", OPT_NONE, 'n' }, { "kernel", OPT_NONE, 'k' }, { "argv0", OPT_REQUIRED, '0' },
 	{ "audit", OPT_REQUIRED, 'a' }, { "help", OPT_NONE, 'h' }, { "version", OPT_NONE, 'V' },
 	{ "no-cache", OPT_NONE, 'C' }, { "update-cache", OPT_NONE, 'U' }, { "no-wait", OPT_NONE, 'W' },
+	{ "set-xattr", OPT_NONE, 'X' }, { "get-xattr", OPT_NONE, 'G' }, { "clear-xattr", OPT_NONE, 'K' },
 };
 #define NOPTIONS ((int)(sizeof(options) / sizeof(options[0])))
 
@@ -166,6 +167,11 @@ static void parse_options(int argc, char **argv, char **envp, struct opts *o)
 		}
 		id = long_option(argv, &i, &val);
 		switch (id) {
+		case 'X': case 'G': case 'K':
+			/* xoplan's (tools/xattr.c), which reads them as argv[1] only. */
+			if (i != 1)
+				usage_error(argv[0], "option '", a, "' must be the first argument");
+			run_analysis(argv, envp);
 		case 'r': case 'p': case 'S': case 'D': case 'U': case 'W':
 			run_analysis(argv, envp);	/* xoplan's: it parses them all again, with getopt */
 		case 's': o->flags |= XOF_STRICT; break;
@@ -184,7 +190,11 @@ static void parse_options(int argc, char **argv, char **envp, struct opts *o)
 
 /* --- the run ------------------------------------------------------------------ */
 
-/* --plan, --report, --scan, --update-cache: xoplan (with a libc) does those, with the same arguments. */
+/*
+ * --plan, --report, --scan, --update-cache, --set-xattr, --get-xattr,
+ * --clear-xattr: xoplan (tools/xoplan.c, with a libc) does those, with the
+ * same arguments.
+ */
 static void __attribute__((noreturn)) run_analysis(char **argv, char **envp)
 {
 	static char xoplan[PATH_MAX];
@@ -192,7 +202,8 @@ static void __attribute__((noreturn)) run_analysis(char **argv, char **envp)
 
 	next_to_self(xoplan, XO_XOPLAN_FROM_XOLOAD, XOLOAD_XOPLAN_DEFAULT);
 	r = rt_syscall(RT_NR_execve, xoplan, argv, envp);
-	dief(r == -RT_ENOENT ? 127 : 126, "--plan, --report, --scan need %s: %s", xoplan, rt_strerror((int)-r));
+	dief(r == -RT_ENOENT ? 127 : 126, "--plan, --report, --scan, --*-xattr need %s: %s", xoplan,
+	     rt_strerror((int)-r));
 }
 
 static void need_pkeys(void)

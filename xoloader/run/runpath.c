@@ -558,15 +558,16 @@ void run_kernel_mode(char **argv, char **envp)
 		build_env(envp, env, false);
 		/*
 		 * Level 1, or the level the process has (xonly=strict: 2, which
-		 * cannot be lowered).  PR_XONLY_EXEC_CARVE lets PROG and its
+		 * cannot be lowered; learn mode, which lets code be read, is
+		 * raised to 1).  PR_XONLY_EXEC_CARVE lets PROG and its
 		 * descendants keep the carve-out at the strict level, where
 		 * pkey_mprotect() of their code is refused otherwise; a kernel
 		 * without the strict level refuses the flag (EINVAL), and does
 		 * not need it.
 		 */
 		level = rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0);
-		if (level < 1)
-			level = 1;
+		if (level < 1 || level == XONLY_PR_XONLY_LEARN)
+			level = 1;	/* learn mode (xonly=learn) ranks below 1: raised */
 		r = rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, level, XONLY_PR_XONLY_EXEC_CARVE, 0, 0, 0);
 		if (r == -RT_EINVAL)
 			r = rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, level, 0, 0, 0, 0);

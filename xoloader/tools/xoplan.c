@@ -24,6 +24,7 @@
 #include "apply.h"
 #include "cachewrite.h"
 #include "deps.h"
+#include "xattr.h"
 
 /* The flag for --report/--plan/--scan's =FORMAT: human (0), tsv or json. */
 static unsigned int format_flag(const char *fmt, unsigned int tsv, unsigned int json)
@@ -242,6 +243,10 @@ int main(int argc, char **argv, char **envp)
 	const char *argv0 = NULL, *rfmt = NULL, *sfmt = NULL;
 	int c, rc;
 
+	/* --set-xattr, --get-xattr, --clear-xattr FILE...: nothing runs (xattr.c). */
+	rc = xattr_main(argc, argv);
+	if (rc >= 0)
+		return rc;
 	run_init(envp);
 	{
 		/* A re-exec of /proc/self/exe under --report or --scan lands here. */

@@ -59,11 +59,11 @@
  * default key back with pkey_mprotect(PROT_READ|PROT_EXEC, 0), as
  * xoload --kernel's audit module does for data in text.
  * prctl(XONLY_PR_GET_XONLY, 0, 0, 0, 0) returns the level,
- * 0, 1 or 2.  The boot parameters xonly=on and xonly=strict set it for
+ * 0, 1, 2 or 3 (learn mode, below).  The boot parameters xonly=on and xonly=strict set it for
  * every process.
  *
- * Errors of XONLY_PR_SET_XONLY: EINVAL for any other argument than 1 or
- * 2, arg3 not 0 or XONLY_PR_XONLY_EXEC_CARVE, or arg4, arg5 not 0; EPERM
+ * Errors of XONLY_PR_SET_XONLY: EINVAL for any other argument than 1, 2
+ * or 3, arg3 not 0 or XONLY_PR_XONLY_EXEC_CARVE, or arg4, arg5 not 0; EPERM
  * for 0 once the flag is set, and for a level below the one the process
  * has; EOPNOTSUPP on a CPU without protection keys (or booted with nopku); ENOSPC when no
  * execute-only key can be had (pkey_alloc() took all of them; the key is
@@ -80,18 +80,40 @@
 #define XONLY_PR_XONLY_EXEC_CARVE	1	/* arg3 of PR_SET_XONLY */
 
 /*
- * Learn mode (kernel/wip/KVER/0030, not in the series yet): prctl(XONLY_PR_SET_XONLY,
- * XONLY_PR_XONLY_LEARN, 0, 0, 0) is xonly mode, except that a data read
- * by user mode of file-backed code that xonly mode made execute-only does
- * not raise SIGSEGV: the kernel makes that page readable (key 0) in this
- * address space, logs "xonly learn: comm=... pid=... file=... offset=...
- * size=... ip_file=... ip_offset=..." and runs the instruction again.
- * XONLY_PR_GET_XONLY returns XONLY_PR_XONLY_LEARN then.  fork() and
- * execve() keep it; XONLY_PR_SET_XONLY 1 ends it for xonly mode; asking
- * for it in xonly mode is EPERM, without protection keys EOPNOTSUPP.  The
- * boot parameter xonly=learn sets it for every process.
+ * Learn mode (patch 0070): prctl(XONLY_PR_SET_XONLY, XONLY_PR_XONLY_LEARN,
+ * 0, 0, 0) is xonly mode, except that a data read by user mode of
+ * file-backed code that xonly mode made execute-only does not raise
+ * SIGSEGV: the kernel makes that page readable (key 0) in this address
+ * space, logs "xonly learn: comm=... pid=... file=... offset=... size=...
+ * ip_file=... ip_offset=..." and runs the instruction again.
+ * XONLY_PR_GET_XONLY returns XONLY_PR_XONLY_LEARN then.  It ranks below
+ * level 1 whatever its number: levels 1 and 2 end it, and asking for it
+ * at either is EPERM (there is no strict learn mode); without protection
+ * keys EOPNOTSUPP.  fork() and execve() keep it.  The boot parameter
+ * xonly=learn sets it for every process; strict, then on, then learn wins.
  */
 #define XONLY_PR_XONLY_LEARN	3
+
+/*
+ * Plans (kernel/wip/KVER/0072, not in the series yet): the extended
+ * attribute XONLY_PLAN_XATTR of a file names the pages of it that xonly
+ * mode keeps readable (key 0) when it maps the file as code; only
+ * CAP_SYS_ADMIN sets trusted.* attributes.  The value, numbers
+ * little-endian: "XOPL", the version (1 byte), the build-id's length L
+ * (1 byte, 1 to XONLY_PLAN_ID_MAX), the number of ranges N (16 bits, 1 to
+ * XONLY_PLAN_RANGES_MAX), the file's size (64 bits), its GNU build-id (L
+ * bytes), then N ranges [start, end) of file offsets (64 bits each):
+ * page-aligned, start < end <= the size rounded up to a page, sorted and
+ * merged (no two overlap or touch), not all of the file.  Anything else,
+ * or a plan whose size or build-id is not the file's, is ignored with the
+ * log line "xonly plan: comm=C pid=P file=F ignored: REASON".
+ */
+#define XONLY_PLAN_XATTR	"trusted.xonly"
+#define XONLY_PLAN_MAGIC	"XOPL"
+#define XONLY_PLAN_VERSION	1
+#define XONLY_PLAN_HDR		16
+#define XONLY_PLAN_ID_MAX	64
+#define XONLY_PLAN_RANGES_MAX	256
 
 #if defined(PR_SET_XONLY) && PR_SET_XONLY != XONLY_PR_SET_XONLY
 #error "PR_SET_XONLY from the kernel headers disagrees with xonly/uapi.h"
