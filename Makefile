@@ -305,6 +305,8 @@ $(XO_FUZZ): xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/runpa
 XO_DEC     := xoloader/tools/decode.c
 XO_FDES    := xoloader/tools/fdes.c xoloader/tools/files.c
 XO_PROVEN  := xoloader/tools/proven.c
+# The code-byte measure of a plan: xosurvey's headline and xoproven's columns.
+XO_CODEBYTES := xoloader/tools/codebytes.c
 XO_LLVM_CFLAGS := -DXO_DECODE_LLVM -I/usr/lib/llvm-14/include
 XO_LLVM_LIBS   := -lLLVM-14
 
@@ -327,10 +329,11 @@ $(XO_DECCOV): xoloader/tools/deccov.c $(XO_DEC) $(XO_FDES) xoloader/rule/ehframe
 # xoproven: the proven-code rule (xoloader/tools/proven.c, issue 26 step 2)
 # against the FDE rule, per object; offline only, the run path never links it.
 XO_XOPROVEN := $(BUILD)/host/xoproven
-$(XO_XOPROVEN): xoloader/tools/xoproven.c $(XO_PROVEN) $(XO_DEC) $(XO_FDES) $(XO_PLAN) xoloader/tools/apply.c $(XO_HDRS)
+$(XO_XOPROVEN): xoloader/tools/xoproven.c $(XO_PROVEN) $(XO_DEC) $(XO_FDES) $(XO_PLAN) xoloader/tools/apply.c \
+		$(XO_CODEBYTES) $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) $(XO_LLVM_CFLAGS) -o $@ xoloader/tools/xoproven.c $(XO_PROVEN) $(XO_DEC) $(XO_FDES) $(XO_PLAN) \
-		xoloader/tools/apply.c -lelf -lcapstone $(XO_LLVM_LIBS)
+		xoloader/tools/apply.c $(XO_CODEBYTES) -lelf -lcapstone $(XO_LLVM_LIBS)
 
 # The host's xoscan: the same source with both decoders (--decoder=), for the
 # before/after of issue 26; the installed and guest xoscan stay capstone-only.
@@ -348,10 +351,10 @@ $(XO_PLANDIFF): xoloader/tools/plandiff.c xoloader/ref/plancmp.c xoloader/ref/el
 # xosurvey (xoloader/tools/survey.c): elfplan over every ELF object under some
 # directories, on the host (make bench runs it on /usr).
 XO_SURVEY  := $(BUILD)/host/xosurvey
-$(XO_SURVEY): xoloader/tools/survey.c $(XO_PLAN) xoloader/tools/apply.c $(XO_HDRS)
+$(XO_SURVEY): xoloader/tools/survey.c $(XO_PLAN) xoloader/tools/apply.c $(XO_CODEBYTES) $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wl,-z,relro,-z,now -o $@ \
-		xoloader/tools/survey.c $(XO_PLAN) xoloader/tools/apply.c -lelf
+		xoloader/tools/survey.c $(XO_PLAN) xoloader/tools/apply.c $(XO_CODEBYTES) -lelf
 
 # xocachetest: the plan cache through the run path's lookup (tests/host/plancache.sh).
 XO_CACHETEST := $(BUILD)/host/xocachetest

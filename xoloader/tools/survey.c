@@ -45,6 +45,7 @@
 
 #include "../ref/elfplan.h"
 #include "apply.h"
+#include "codebytes.h"
 #include "../run/report.h"
 
 extern char **environ;
@@ -75,12 +76,15 @@ static const char usage[] =
 "\n"
 "Plan every ELF object under the DIRs (and each FILE) as xoload would\n"
 "(see xoload(1), --plan) and print how much of their code can be made\n"
-"execute-only: per object and in total, the executable bytes, the bytes\n"
-"made execute-only, the bytes kept readable by reason (headers, mixed\n"
-"pages, data in text, TEXTREL, no section headers, other) and the\n"
-"WRPKRU and XRSTOR* instructions in the code (xoscan(1)).  Needs no\n"
-"protection keys.  Symlinks named as operands are followed, those inside\n"
-"the DIRs are not; a file with several hard links is counted once; an\n"
+"execute-only: per object and in total, the headline in code bytes (the\n"
+"bytes of the executable sections, SHF_EXECINSTR, and the share of them\n"
+"in execute-only pages: XO / (XO + code bytes kept readable), under\n"
+"xoload's FDE rule), the executable bytes (pages of the PF_X segments),\n"
+"the bytes made execute-only, the bytes kept readable by reason\n"
+"(headers, mixed pages, data in text, TEXTREL, no section headers,\n"
+"other) and the WRPKRU and XRSTOR* instructions in the code (xoscan(1)).\n"
+"Needs no protection keys.  Symlinks named as operands are followed,\n"
+"those inside the DIRs are not; a file with several hard links is counted once; an\n"
 "operand that is not an ELF object is an error; relocatable objects (.o,\n"
 ".ko), non-x86-64 ELF files and separate debug files are skipped and\n"
 "counted; a truncated or malformed object is an error.\n"
@@ -91,7 +95,8 @@ static const char usage[] =
 "  --totals        only the summary (with --json: only the total line)\n"
 "  --svg FILE      also draw two charts into FILE (SVG, with gnuplot):\n"
 "                  the share of all executable bytes that is execute-only\n"
-"                  and readable by reason, and the distribution of the\n"
+"                  and readable by reason (titled with the code-byte\n"
+"                  headline), and the distribution of the\n"
 "                  objects' coverage (execute-only share of each object's\n"
 "                  executable bytes); gnuplot and FILE are checked first\n"
 "  -j, --jobs N    plan with N worker processes (default: the number of\n"
@@ -146,6 +151,7 @@ struct result {
 	enum state state;
 	char note[96];		/* S_SKIPPED / S_FAILED: why */
 	uint64_t exec, xo, cat[NCAT];
+	uint64_t code, code_xo;	/* bytes of the executable sections, of them execute-only */
 	struct { char why[48]; uint64_t bytes; } reason[MAX_REASONS];
 	int nreason;
 	bool scanned;
@@ -473,6 +479,14 @@ static void survey_one(const char *path, struct result *r)
 		close(fd);
 		return;
 	}
+	{
+		const struct plan *pp = &p;
+		Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+
+		code_bytes(e, &pp, 1, &r->code, &r->code_xo);
+		if (e)
+			elf_end(e);
+	}
 	close(fd);
 	for (i = 0; i < p.n; i++) {
 		uint64_t n = p.r[i].end - p.r[i].start;
@@ -561,7 +575,7 @@ static bool run_workers(struct shared *sh, long jobs)
 
 struct totals {
 	size_t planned, skipped, failed, full, none, with_wrpkru, with_xrstor;
-	uint64_t exec, xo, cat[NCAT];
+	uint64_t exec, xo, cat[NCAT], code, code_xo;
 	unsigned long wrpkru, wrpkru_b, xrstor, xrstor_b;
 	struct { char why[96]; size_t n; } skip[16];
 	int nskip;
@@ -599,7 +613,9 @@ static void print_json(const char *path, const struct result *r)
 		printf(",\"%s\":%s}\n", r->state == S_SKIPPED ? "skipped" : "error", json_str(w, sizeof(w), r->note));
 		return;
 	}
-	printf(",\"exec\":%llu,\"xo\":%llu,\"readable\":{", (unsigned long long)r->exec, (unsigned long long)r->xo);
+	printf(",\"code\":%llu,\"code_xo\":%llu,\"exec\":%llu,\"xo\":%llu,\"readable\":{",
+	       (unsigned long long)r->code, (unsigned long long)r->code_xo, (unsigned long long)r->exec,
+	       (unsigned long long)r->xo);
 	for (i = 0; i < NCAT; i++)
 		printf("%s\"%s\":%llu", i ? "," : "", cat_key[i], (unsigned long long)r->cat[i]);
 	printf("},\"reasons\":{");
@@ -623,8 +639,8 @@ static void print_row(const char *path, const struct result *r)
 		printf("%-9s %s: %s\n", r->state == S_SKIPPED ? "skipped" : "ERROR", rt_safe(path), r->note);
 		return;
 	}
-	printf("%9llu %9llu %6.2f%%", (unsigned long long)(r->exec / 1024), (unsigned long long)(r->xo / 1024),
-	       pct(r->xo, r->exec));
+	printf("%9llu %9llu %6.2f%% %6.2f%%", (unsigned long long)(r->exec / 1024), (unsigned long long)(r->xo / 1024),
+	       pct(r->xo, r->exec), pct(r->code_xo, r->code));
 	for (i = 0; i < NCAT; i++)
 		printf(" %7llu", (unsigned long long)(r->cat[i] / 1024));
 	if (r->scanned)
@@ -650,6 +666,8 @@ static void add_up(struct totals *t, const struct result *r)
 	t->planned++;
 	t->exec += r->exec;
 	t->xo += r->xo;
+	t->code += r->code;
+	t->code_xo += r->code_xo;
 	for (i = 0; i < NCAT; i++)
 		t->cat[i] += r->cat[i];
 	if (r->exec && r->xo == r->exec)
@@ -669,7 +687,8 @@ static void print_totals_json(const struct totals *t)
 	char w[256];
 	int i;
 
-	printf("{\"total\":true,\"objects\":%zu,\"exec\":%llu,\"xo\":%llu,\"readable\":{", t->planned,
+	printf("{\"total\":true,\"objects\":%zu,\"code\":%llu,\"code_xo\":%llu,\"exec\":%llu,\"xo\":%llu,"
+	       "\"readable\":{", t->planned, (unsigned long long)t->code, (unsigned long long)t->code_xo,
 	       (unsigned long long)t->exec, (unsigned long long)t->xo);
 	for (i = 0; i < NCAT; i++)
 		printf("%s\"%s\":%llu", i ? "," : "", cat_key[i], (unsigned long long)t->cat[i]);
@@ -690,6 +709,10 @@ static void print_totals(const struct totals *t)
 
 	printf("xosurvey: %zu objects: %llu KiB executable, %llu KiB execute-only (%.2f%%)\n", t->planned,
 	       (unsigned long long)(t->exec / 1024), (unsigned long long)(t->xo / 1024), pct(t->xo, t->exec));
+	/* The headline: what the linker called code, beside the pages of the segments above. */
+	printf("xosurvey: code bytes (executable sections): %llu KiB, %llu KiB of them execute-only: %.2f%% "
+	       "(%llu KiB readable)\n", (unsigned long long)(t->code / 1024), (unsigned long long)(t->code_xo / 1024),
+	       pct(t->code_xo, t->code), (unsigned long long)((t->code - t->code_xo) / 1024));
 	printf("xosurvey: readable:");
 	for (i = 0; i < NCAT; i++)
 		printf("%s %s %llu KiB (%.2f%%)", i ? "," : "", cat_name[i], (unsigned long long)(t->cat[i] / 1024),
@@ -757,14 +780,17 @@ static int draw_svg(const char *svg, const struct shared *sh, const struct total
 	fprintf(g, "set terminal svg size 1280,520 dynamic font 'sans,12'\n"
 		"set output '%s'\n"
 		"set multiplot layout 1,2\n"
-		"set title 'Executable bytes of %zu ELF objects (%.1f MiB): %.2f%% execute-only'\n"
+		/* the headline (code bytes) above the segment bytes the bars divide */
+		"set title \"Code bytes (executable sections, %.1f MiB): %.2f%% execute-only\\n"
+		"Executable bytes of %zu ELF objects (%.1f MiB): %.2f%% execute-only\"\n"
 		"set ylabel 'share of all executable bytes (%%)'\n"
 		"set style fill solid 0.7 border -1\n"
 		"set boxwidth 0.8\n"
 		"set xrange [-0.6:%d.6]\n"
 		"set yrange [0:110]\n"
 		"set xtics ('execute-only' 0",
-		qsvg, t->planned, t->exec / 1048576.0, pct(t->xo, t->exec), NCAT);
+		qsvg, t->code / 1048576.0, pct(t->code_xo, t->code), t->planned, t->exec / 1048576.0,
+		pct(t->xo, t->exec), NCAT);
 	for (i = 0; i < NCAT; i++)
 		fprintf(g, ", 'readable: %s' %zu", cat_name[i], i + 1);
 	fprintf(g, ") rotate by -30\n"
@@ -995,7 +1021,7 @@ int main(int argc, char **argv)
 		jobs = nfiles ? (long)nfiles : 1;
 	ok = run_workers(sh, jobs);
 	if (!json && !totals_only) {
-		printf("%9s %9s %7s", "exec KiB", "xo KiB", "xo");
+		printf("%9s %9s %7s %7s", "exec KiB", "xo KiB", "xo", "code xo");
 		printf(" %7s %7s %7s %7s %7s %7s", "headers", "mixed", "data", "textrel", "noshdr", "other");
 		printf(" %6s %6s  %s\n", "wrpkru", "xrstor", "object");
 	}

@@ -34,6 +34,7 @@
 
 #include "../ref/elfplan.h"
 #include "apply.h"
+#include "codebytes.h"
 #include "files.h"
 #include "proven.h"
 
@@ -51,39 +52,12 @@ static bool plan_only;
 static unsigned long long tot[6], troots[NROOT], tkept, tdropped, tfde, tproven, treads, tundec;
 static unsigned long objects, failed, skipped;
 
-/* The bytes of the SHF_EXECINSTR sections of @fd, and of them those in execute-only pages of @p[0], @p[1]. */
-static void code_bytes(int fd, const struct plan *const p[2], unsigned long long out[3])
-{
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	Elf_Scn *scn = NULL;
-	int k, r;
-
-	out[0] = out[1] = out[2] = 0;
-	while (e && (scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) != (SHF_ALLOC | SHF_EXECINSTR))
-			continue;
-		out[0] += sh.sh_size;
-		for (k = 0; k < 2; k++)
-			for (r = 0; r < p[k]->n; r++) {
-				uint64_t a = p[k]->r[r].start > sh.sh_addr ? p[k]->r[r].start : sh.sh_addr;
-				uint64_t b = p[k]->r[r].end < sh.sh_addr + sh.sh_size ? p[k]->r[r].end
-										   : sh.sh_addr + sh.sh_size;
-
-				if (p[k]->r[r].xo && a < b)
-					out[k + 1] += b - a;
-			}
-	}
-	if (e)
-		elf_end(e);
-}
-
 static void one(const char *file)
 {
 	const struct plan *const both[2] = { &fde, &prv };
 	unsigned long long pages[3] = { 0, 0, 0 }, code[3];
+	uint64_t c, cx[2];
+	Elf *e;
 	struct proven_stats st;
 	unsigned char m[20];
 	int fd = open(file, O_RDONLY), r;
@@ -115,7 +89,12 @@ static void one(const char *file)
 		pages[0] += (fde.r[r].end - fde.r[r].start) / PS;
 	pages[1] = elfplan_xo_pages(&fde, PS);
 	pages[2] = elfplan_xo_pages(&prv, PS);
-	code_bytes(fd, both, code);
+	/* the survey's headline (xosurvey: the same function on the FDE plan) */
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	code_bytes(e, both, 2, &c, cx);
+	if (e)
+		elf_end(e);
+	code[0] = c, code[1] = cx[0], code[2] = cx[1];
 	close(fd);
 	printf("object\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\troots=%llu/%llu/%llu/%llu/%llu\tkept=%llu\tdropped=%llu\t"
 	       "fde_bytes=%llu\tproven_bytes=%llu\tread_pages=%llu\tundecodable=%llu\tgo=%llu/%llu%s\n",
