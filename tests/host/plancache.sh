@@ -13,6 +13,11 @@
 #    with a timestamp in the future, gets no entry (--no-wait);
 #  - entries that are damaged, not root's, or in a directory others can
 #    write are misses; --plan says why in its report and plans as without;
+#  - a file open for writing while it would be planned - an fd, or a
+#    shared writable mapping whose dirty pages change neither mtime nor
+#    ctime - gets no entry (the writer's read lease);
+#  - the writer removes nothing of a cache directory but its own entries
+#    and temporary files, and two writers at once both succeed;
 #  - only root writes: --update-cache as another user fails with one line;
 #  - 10,000 fuzzed entries through the reader (xocachetest fuzz).
 # Writes a cache under build/ (its directories must be root's and not
@@ -158,7 +163,52 @@ printf '\x01' | dd of="$e" bs=1 seek=200 conv=notrunc status=none
 	grep -q "^xoload: plan cache: /usr/bin/true: damaged entry (checksum): planned again" "$w/err"
 ok $? "--plan with a damaged entry: the same plan as --no-cache, and its report says why ($(head -n 1 "$w/err"))"
 
-# 5. Only root writes.
+# 5. Writers: files open for writing, other files in the directory, two at once.
+cp /usr/bin/true "$w/held"
+exec 9<>"$w/held"
+update "$w/held" >/dev/null 2>"$w/err"; st=$?
+exec 9>&-
+[ "$st" = 1 ] && grep -q "not cached: open for writing" "$w/err" && [[ $(look "$w/held") == *"miss: no entry"* ]]
+ok $? "a file open for writing elsewhere: no entry (status $st, $(head -n 1 "$w/err"))"
+if command -v python3 >/dev/null; then
+	# Its pages dirty before planning: later writes through it move no timestamp.
+	python3 -c 'import mmap, sys, time
+f = open(sys.argv[1], "r+b"); m = mmap.mmap(f.fileno(), 0); f.close()
+m[0:4] = m[0:4]; print("mapped", flush=True); time.sleep(60)' "$w/held" >"$w/py" &
+	py=$!
+	for _ in $(seq 50); do grep -q mapped "$w/py" && break; sleep 0.1; done
+	update "$w/held" >/dev/null 2>"$w/err"; st=$?
+	kill $py; wait $py 2>/dev/null
+	[ "$st" = 1 ] && grep -q "not cached: open for writing" "$w/err" &&
+		[[ $(look "$w/held") == *"miss: no entry"* ]]
+	ok $? "a file mapped shared and writable (fd closed): no entry (status $st, $(head -n 1 "$w/err"))"
+else
+	skip "no python3" "a shared writable mapping without its fd"
+fi
+update "$w/held" >/dev/null 2>&1
+look "$w/held" | grep -q ': hit$'
+ok $? "the same file with no writer left: a hit"
+echo keep >"$c/config" && mkdir -p "$c/sub" && echo keep >"$c/.hidden"
+update /usr/bin/true >/dev/null 2>&1
+[ -f "$c/config" ] && [ -d "$c/sub" ] && [ -f "$c/.hidden" ]
+ok $? "files of the cache directory that are not entries survive an update (a wrong XOLOAD_CACHE_DIR loses nothing)"
+rm -rf "$c/config" "$c/sub" "$c/.hidden"
+# A writer filling a new cache while others prune it (run with no PATH)
+# over and over: without the lock a prune takes the filler's .tmp.* file
+# for an interrupted write's and the filler's rename fails.
+c2=$w/cache2
+( export XOLOAD_CACHE_DIR=$c2; update /usr/lib/x86_64-linux-gnu >/dev/null 2>"$w/err1" ) & p1=$!
+st1=0 st2=0 rounds=0
+while kill -0 $p1 2>/dev/null && [ $rounds -lt 200 ]; do
+	XOLOAD_CACHE_DIR=$c2 update >/dev/null 2>>"$w/err2" || st2=$?
+	rounds=$((rounds + 1))
+done
+wait $p1 || st1=$?
+n=$(find "$c2" -maxdepth 1 -name '*-*' | wc -l)
+[ "$st1" = 0 ] && [ "$st2" = 0 ] && [ "$n" -ge 100 ] && ! grep -q "cannot" "$w/err1" "$w/err2"
+ok $? "two writers at once: a filler and $rounds prunes, all status 0 ($st1, $st2), $n entries ($(grep -h cannot "$w/err1" "$w/err2" | head -n 1))"
+
+# 6. Only root writes.
 st=0
 msg=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$xoplan" --update-cache /usr/bin/true 2>&1) || st=$?
 [ "$st" = 1 ] && [ "$(echo "$msg" | wc -l)" = 1 ] && [[ $msg == *"only root writes the plan cache"* ]]
@@ -167,7 +217,7 @@ out=$("$xoload" --update-cache /usr/bin/true 2>&1); st=$?
 [ "$st" = 0 ] && [[ $out == "xoload: plan cache $c: "*" current"* ]]
 ok $? "xoload --update-cache is xoplan's (status $st: $out)"
 
-# 6. The reader, fuzzed.
+# 7. The reader, fuzzed.
 l=$top/build/guest/lib/xoload
 mkdir -p "$w/fuzz"
 out=$(nice -n 10 "$t" fuzz -n 10000 -s 1 "$w/fuzz" /usr/lib/x86_64-linux-gnu/libc.so.6 "$l/hello" \

@@ -8,14 +8,23 @@
  * fstat() of the planned descriptor says the same after planning as
  * before: a later change then always gives the file another ctime, and
  * the reader's identity check turns the entry into a miss.
+ *
+ * A write through a shared mapping whose pages are already dirty changes
+ * neither mtime nor ctime until writeback (on tmpfs, never), so an owner
+ * and a mode are not enough: the file is planned under a read lease
+ * (F_SETLEASE), which the kernel refuses while anyone has the file open
+ * for writing, mappings included, and breaks when anyone opens it so
+ * later; a lease that is gone by the end of planning means no entry.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -100,6 +109,39 @@ static int write_atomic(const char *dir, const char *name, const void *buf, size
 }
 
 /*
+ * Open @path for reading only if it is a regular file: an O_PATH look
+ * first, so that root never opens a device a user's symlink names (a tty,
+ * a tape), then the same inode again through /proc.  -2: not a regular file.
+ */
+static int open_regular(const char *path)
+{
+	char again[64];
+	struct stat st;
+	int pfd = open(path, O_PATH | O_CLOEXEC), fd;
+
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, &st) || !S_ISREG(st.st_mode)) {
+		close(pfd);
+		return -2;
+	}
+	snprintf(again, sizeof(again), "/proc/self/fd/%d", pfd);
+	fd = open(again, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	close(pfd);
+	return fd;
+}
+
+/* An entry's name (DEV-INO in hex) or an interrupted write's (.tmp.*): what prune() may remove. */
+static bool ours(const char *name)
+{
+	size_t h = strspn(name, "0123456789abcdef");
+
+	if (!strncmp(name, ".tmp.", 5))
+		return true;
+	return h > 0 && name[h] == '-' && name[h + 1] && !name[h + 1 + strspn(name + h + 1, "0123456789abcdef")];
+}
+
+/*
  * Plan one file and write its entry.  @named: given on the command line
  * (not cached is then an error), else found in a directory (not an ELF
  * file is then no news).
@@ -114,8 +156,15 @@ static void update_one(const char *dir, const char *path, bool named, bool wait,
 	int64_t start, age;
 	size_t len;
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = open_regular(path);
 
+	if (fd == -2) {
+		if (named) {
+			skip(path, "not a regular file");
+			goto not_cached;
+		}
+		return;
+	}
 	if (fd < 0) {
 		skip(path, strerror(errno));
 		goto not_cached;
@@ -160,6 +209,12 @@ static void update_one(const char *dir, const char *path, bool named, bool wait,
 		c->current++;
 		return;
 	}
+	/* No writer now, none during planning: see the top of this file. */
+	if (fcntl(fd, F_SETLEASE, F_RDLCK)) {
+		skip(path, errno == EAGAIN ? "open for writing (a writer or a shared writable mapping)"
+					   : "no read lease on its filesystem");
+		goto close_not_cached;
+	}
 	if (rtplan_build(fd, 4096, &plan)) {
 		if (named)
 			fprintf(stderr, "xoload: plan cache: %s: not cached: cannot be planned: %s\n", path, plan.err);
@@ -167,8 +222,8 @@ static void update_one(const char *dir, const char *path, bool named, bool wait,
 		close(fd);
 		return;
 	}
-	if (xoc_fstat(fd, &id2) || !same_id(&id, &id2)) {
-		skip(path, "changed while it was planned");
+	if (xoc_fstat(fd, &id2) || !same_id(&id, &id2) || fcntl(fd, F_GETLEASE) != F_RDLCK) {
+		skip(path, "changed or opened for writing while it was planned");
 		goto close_not_cached;
 	}
 	close(fd);
@@ -205,12 +260,12 @@ static void prune(const char *dir, struct counts *c)
 		int fd;
 		bool keep = false;
 
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+		if (!ours(e->d_name))	/* not ours: a wrong XOLOAD_CACHE_DIR loses nothing */
 			continue;
 		snprintf(name, sizeof(name), "%s/%s", dir, e->d_name);
 		n = e->d_name[0] == '.' ? -1 : read_entry(name, entry);	/* .tmp.*: an interrupted write */
 		if (n > 0 && !xoc_decode(entry, (size_t)n, NULL, 4096, NULL, &why)) {
-			fd = open(xoc_entry_path(entry), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+			fd = open(xoc_entry_path(entry), O_PATH | O_CLOEXEC);	/* only its identity */
 			keep = fd >= 0 && !xoc_fstat(fd, &id) && xoc_name(want, sizeof(want), dir, &id) &&
 			       !strcmp(want, name) && !xoc_decode(entry, (size_t)n, &id, 4096, NULL, &why);
 			if (fd >= 0)
@@ -248,7 +303,7 @@ int cache_update(const char *dir, char *const *paths, int npaths, bool wait, uin
 {
 	struct counts c = { 0, 0, 0, 0, 0, 0 };
 	const char *why;
-	int i;
+	int i, lock;
 
 	if (make_dirs(dir)) {
 		fprintf(stderr, "xoload: plan cache: %s: cannot create it: %s\n", dir, strerror(errno));
@@ -258,6 +313,14 @@ int cache_update(const char *dir, char *const *paths, int npaths, bool wait, uin
 		fprintf(stderr, "xoload: plan cache: %s: %s\n", dir, why);
 		return 1;
 	}
+	/* One writer at a time: prune() would take another's .tmp.* for a dead one's. */
+	lock = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (lock < 0 || flock(lock, LOCK_EX)) {
+		fprintf(stderr, "xoload: plan cache: %s: cannot lock it: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	/* A lease being broken is signalled (SIGIO, fatal by default): the lease check sees it. */
+	signal(SIGIO, SIG_IGN);
 	prune(dir, &c);
 	for (i = 0; i < npaths; i++) {
 		struct stat st;
@@ -282,5 +345,6 @@ int cache_update(const char *dir, char *const *paths, int npaths, bool wait, uin
 	}
 	printf("xoload: plan cache %s: %u written, %u current, %u not cached, %u not plannable, %u pruned\n",
 	       dir, c.written, c.current, c.skipped, c.unplannable, c.pruned);
+	close(lock);
 	return c.status;
 }
