@@ -18,8 +18,8 @@
  *  - the same file mmap()ed PROT_READ|PROT_EXEC by this program (the mmap
  *    path, as ld.so maps libraries): the table page reads, the function
  *    page faults SEGV_PKUERR;
- *  - refused or ignored, each with its "xonly plan: comm=xoplan_target
- *    pid=P file=/tmp/xoplan.target ignored: REASON" line for that pid, and
+ *  - refused or ignored, each with its "xonly plan: comm=xoplan.target
+ *    pid=P file=/tmp/xoplan.target ignored: REASON" line for that pid (comm: the copy's name), and
  *    the table read faulting as without a plan: a truncated plan and one
  *    with a byte too many ("bad length"), one larger than the kernel reads
  *    ("too large"), a bad magic ("bad header"), a range past the file and
@@ -136,7 +136,7 @@ static int run_xoplan(const char *op, const char *file, char *out, size_t outlen
 
 static bool names_plan_line(const char *line)
 {
-	return strstr(line, "xonly plan: comm=xoplan_target ") && strstr(line, want_pid) &&
+	return strstr(line, "xonly plan: comm=xoplan.target ") && strstr(line, want_pid) &&
 	       strstr(line, " file=" TARGET " ignored: ") && strstr(line, want_reason);
 }
 
