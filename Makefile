@@ -162,7 +162,7 @@ check_free = ! readelf -lW $(1) | grep -q INTERP || { echo "$(1): has PT_INTERP"
 	! readelf -d $(1) | grep -q NEEDED || { echo "$(1): has DT_NEEDED" >&2; exit 1; }; \
 	! readelf -rW $(1) | grep '^0' | grep -v R_X86_64_RELATIVE || { echo "$(1): relocations other than R_X86_64_RELATIVE" >&2; exit 1; }; \
 	! readelf -lW $(1) | grep -q ' TLS ' || { echo "$(1): has TLS" >&2; exit 1; }
-XO_AUDIT   := xoloader/run/audit.c $(XO_RT) xoloader/run/carve.c
+XO_AUDIT   := xoloader/run/audit.c xoloader/run/sameobj.c $(XO_RT) xoloader/run/carve.c
 # The module must not need a libc: nothing but its own code in its namespace,
 # no constructors, nothing ld.so relocates but (at most) data pointers.
 XO_AUDIT_FLAGS := -nostdlib -ffreestanding -fno-builtin -fno-stack-protector -fPIC \
@@ -171,7 +171,7 @@ XO_GUEST   := $(BUILD)/guest/bin/xoload $(BUILD)/guest/lib/xoplan $(BUILD)/guest
               $(patsubst tests/xoload/dyn/%.c,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/dyn/*.c)) \
               $(patsubst tests/xoload/%.sh,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/*.sh))
 XO_LIBDIR  := $(BUILD)/guest/lib/xoload
-XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDIR)/hello $(XO_LIBDIR)/hello-nosep \
+XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDIR)/libswapaudit.so $(XO_LIBDIR)/hello $(XO_LIBDIR)/hello-nosep \
               $(XO_LIBDIR)/hello-static $(XO_LIBDIR)/libtextrel.so $(XO_LIBDIR)/textrel-user \
               $(XO_LIBDIR)/libpkrugadgets.so $(XO_LIBDIR)/datatext $(XO_LIBDIR)/libdatatext.so \
               $(XO_LIBDIR)/selfexec $(XO_LIBDIR)/cryptoprobe $(XO_LIBDIR)/programs.sh
@@ -217,6 +217,11 @@ $(BUILD)/guest/tests/xoload/%: tests/xoload/%.sh $(XO_HELPERS)
 
 # An audit module that does nothing, built as xoaudit.so is (make bench).
 $(XO_LIBDIR)/libnullaudit.so: tests/xoload/lib/nullaudit.c
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) $(XO_AUDIT_FLAGS) -o $@ $<
+
+# An audit module that swaps a library's file under ld.so (tests/xoload/sameobj.sh).
+$(XO_LIBDIR)/libswapaudit.so: tests/xoload/lib/swapaudit.c
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) $(XO_AUDIT_FLAGS) -o $@ $<
 
@@ -362,7 +367,13 @@ $(XO_CACHETEST): xoloader/tools/cachetest.c $(XO_RT) $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/cachetest.c $(XO_RT)
 
-host-tools: $(XO_CACHETEST) $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF) $(XO_SURVEY) $(XO_DECCOV) $(XO_HSCAN) $(XO_XOPROVEN)
+# xosametest: the audit module's identity check (tests/host/sameobj.sh).
+XO_SAMETEST := $(BUILD)/host/xosametest
+$(XO_SAMETEST): xoloader/tools/sametest.c xoloader/run/sameobj.c $(XO_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/sametest.c xoloader/run/sameobj.c
+
+host-tools: $(XO_CACHETEST) $(XO_SAMETEST) $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF) $(XO_SURVEY) $(XO_DECCOV) $(XO_HSCAN) $(XO_XOPROVEN)
 
 # The long run: the real xoload binary executed for each mutant (-x), xoscan
 # on every 4th.  Failures are saved under build/fuzz-failures/.  xoload

@@ -26,8 +26,12 @@
  * readable).  Through it the module confirms xoload's gate (xoload.h):
  * if this module never runs, PROG does not either.
  *
- * Fail closed: an object that cannot be planned or protected stops the
- * process (exit 126, one line naming it) before its code runs, unless
+ * Identity: the module opens an object by its name after ld.so mapped
+ * it; the file it opened must be the one mapped (run/sameobj.h), or its
+ * plan would be another file's.
+ *
+ * Fail closed: an object that cannot be planned or protected, or whose
+ * file is not the one mapped, stops the process (exit 126, one line naming it) before its code runs, unless
  * xoload was given --permissive (a warning, its code stays readable).
  *
  * Inheritance: LD_AUDIT stays in the environment, so a program PROG execs
@@ -46,6 +50,7 @@
 #include "plancache.h"
 #include "report.h"
 #include "rtplan.h"
+#include "sameobj.h"
 #include "sys.h"
 #include "xoload.h"
 #include "xonly/uapi.h"
@@ -255,8 +260,33 @@ static void scan(const char *path, const char *tag)
 		;	/* EINTR */
 }
 
-/* Plan and protect one object mapped at @bias; @tag prefixes its report name. */
-static void protect(const char *path, uint64_t bias, const char *tag)
+/*
+ * The file open on @fd is the object ld.so mapped at @bias with its
+ * dynamic section at @ld (run/sameobj.h): we opened it by name after ld.so
+ * did, and another file's plan must not be applied to this mapping.
+ * /proc/self/exe is the mapped file itself.  True if it is, or if
+ * --permissive let it go unprotected (the warning said so).
+ */
+static bool mapped_file(long fd, const char *path, const char *name, uint64_t bias, uint64_t ld)
+{
+	static char l[PATH_MAX_ + 200];
+	const char *why;
+
+	if (!rt_strcmp(path, "/proc/self/exe") || !xo_same_object((int)fd, bias, ld, &why))
+		return true;
+	rt_close((int)fd);
+	if (!(flags & XOF_PERMISSIVE)) {
+		rt_fmt(l, sizeof(l), ": is not the file ld.so mapped (%s): not run", why);
+		refuse(name, l);
+	}
+	rt_fmt(l, sizeof(l), ": warning: is not the file ld.so mapped (%s): its code stays readable (--permissive)",
+	       why);
+	say(name, l);
+	return false;
+}
+
+/* Plan and protect one object mapped at @bias (@ld: its l_ld); @tag prefixes its report name. */
+static void protect(const char *path, uint64_t bias, uint64_t ld, const char *tag)
 {
 	static struct plan p;	/* no recursion: ld.so holds its lock around la_objopen */
 	static char name[PATH_MAX_ + 32];
@@ -265,6 +295,8 @@ static void protect(const char *path, uint64_t bias, const char *tag)
 
 	rt_strlcpy(name, tag, sizeof(name));
 	rt_strlcpy(name + rt_strlen(name), path, sizeof(name) - rt_strlen(name));
+	if (fd >= 0 && !mapped_file(fd, path, name, bias, ld))
+		return;
 	if (fd < 0 || xoc_plan((int)fd, name, 4096, &p, &note)) {
 		if (fd >= 0)
 			rt_close((int)fd);
@@ -398,15 +430,15 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 	if (is_main || map->l_addr == at_base) {
 		/* Done by xoload before ld.so ran (AT_XOLOAD), else do it now. */
 		if (!flags && !is_main)
-			protect(map->l_name, map->l_addr, "");
+			protect(map->l_name, map->l_addr, (uint64_t)map->l_ld, "");
 		else if (!flags)	/* /proc/self/exe is the file, whatever path ran it */
-			protect(have_proc_exe() ? "/proc/self/exe" : execfn, map->l_addr, "");
+			protect(have_proc_exe() ? "/proc/self/exe" : execfn, map->l_addr, (uint64_t)map->l_ld, "");
 		return 0;
 	}
 	if (map->l_name && map->l_name[0]) {
 		if (flags & XOF_TIMES)
 			rt_time("objopen", map->l_name, rt_clock_ns());
-		protect(map->l_name, map->l_addr, "");
+		protect(map->l_name, map->l_addr, (uint64_t)map->l_ld, "");
 		if (flags & XOF_TIMES)
 			rt_time("protected", map->l_name, rt_clock_ns());
 	}

@@ -20,6 +20,7 @@
 #define RT_NR_fstat		5
 #define RT_NR_pread64		17
 #define RT_NR_mmap		9
+#define RT_NR_rt_sigprocmask	14
 #define RT_NR_mprotect		10
 #define RT_NR_munmap		11
 #define RT_NR_fork		57
@@ -57,6 +58,7 @@
 #define RT_EINTR		4
 #define RT_ENOTDIR		20
 #define RT_EINVAL		22
+#define RT_EFAULT		14
 
 static inline long rt_syscall6(long n, long a, long b, long c, long d, long e, long f)
 {

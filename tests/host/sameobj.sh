@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# sameobj.sh - the audit module's identity check (run/sameobj.c,
+# xoloader/README.md "The audit module's identity check"): the module
+# opens a library by its name after ld.so mapped it, and must not apply
+# the plan of another file to the mapping.  Through xosametest (dlopen
+# LIB, then xo_same_object() on FILE), on libraries built here:
+#  - the mapped file and a copy of it (another inode, same bytes) are the
+#    object; a rebuild with one instruction changed (with a build-id, and
+#    without one: then every read-only segment is compared), another
+#    library, a text file and a file cut short are not;
+#  - with the first page unreadable (as --kernel leaves a
+#    -z noseparate-code object's), the dynamic section tells the library
+#    from another one, and from a rebuild with one more function (its dynamic
+#    section in the same place);
+#  - the limit, stated: a rebuild whose build-id was forged to the
+#    mapped one's, same layout, is taken for it (sameobj.h says why);
+#  - two system libraries (libz, libm) the same way;
+#  - the module itself (build/guest/lib/xoaudit.so), in a process that
+#    inherited LD_AUDIT with another module before it (lib/swapaudit.c,
+#    which renames DIR/libx.new over DIR/libx.so right after ld.so
+#    mapped it): libm preloaded as libx.so and swapped for another
+#    library is refused (126, the module's line), a.so swapped for a2.so
+#    too; without the swap, the
+#    replacement on its own, and an identical copy swapped in, it runs.
+#    No xoload beside the module and no pkeys here: the module protects in
+#    place, as for a program exec'd by one under xoload, and PROT_EXEC
+#    stays readable on this CPU, but the check is the one that runs in
+#    the VM.  The guest test tests/xoload/sameobj.sh does it under
+#    xoload --kernel.
+# Needs make host-tools (build/host/xosametest), make guest (the
+# module; else that part is skipped) and a C compiler.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib/tap.sh"
+tap_init sameobj
+t=$top/build/host/xosametest
+[ -x "$t" ] || tap_bail "$t exists (make host-tools)"
+w=$(mktemp -d)
+trap 'rm -rf "$w"' EXIT
+
+# lib NAME RETURN [LDFLAGS...]: a two-function library; RETURN changes
+# their constants, $extra adds code.
+extra=
+lib() {
+	local name=$1 r=$2
+	shift 2
+	printf 'int f(void) { return %s; }\nint g(int x) { return x * 3 + %s; }\n%s\n' "$r" "$r" "$extra" >"$w/$name.c"
+	cc -O2 -shared -fPIC -o "$w/$name.so" "$w/$name.c" "$@" || tap_bail "cc $name"
+}
+lib a 1 -Wl,--build-id=sha1
+lib a2 2 -Wl,--build-id=sha1
+extra='int k(int x) { return x * x * x + 5; }' lib a3 1 -Wl,--build-id=sha1	# one more function
+lib n 1 -Wl,--build-id=none
+lib n2 2 -Wl,--build-id=none
+printf 'int h(void) { return 7; }\nint h2(void) { return 8; }\nconst char s[9000] = "x";\n' >"$w/b.c"
+cc -O2 -shared -fPIC -o "$w/b.so" "$w/b.c" -Wl,--build-id=sha1 || tap_bail "cc b"
+cp "$w/a.so" "$w/a-copy.so"
+cp "$w/n.so" "$w/n-copy.so"
+head -c 100 "$w/a.so" >"$w/a-short.so"
+echo "not an ELF file" >"$w/text.so"
+cmp -s "$w/a.so" "$w/a2.so" && tap_bail "a.so and a2.so are the same"
+
+# is LIB FILE WANT [-n]: xosametest's first word is WANT.
+is() {
+	local out
+	out=$("$t" ${4:-} "$1" "$2" 2>&1)
+	echo "${out%%:*}" | grep -qx "$3"
+	ok $? "$(basename "$1") mapped${4:+ (first page unreadable)}, $(basename "$2") opened: $out"
+}
+is "$w/a.so" "$w/a.so" same
+is "$w/a.so" "$w/a-copy.so" same
+is "$w/a.so" "$w/a2.so" differs
+is "$w/a.so" "$w/b.so" differs
+is "$w/a.so" "$w/text.so" differs
+is "$w/a.so" "$w/a-short.so" differs
+is "$w/n.so" "$w/n-copy.so" same
+is "$w/n.so" "$w/n2.so" differs
+out=$("$t" "$w/n.so" "$w/n2.so")
+[[ $out == *"no build-id and its contents differ"* ]]
+ok $? "without a build-id, the contents tell them apart ($out)"
+is "$w/a.so" "$w/a.so" same -n
+is "$w/a.so" "$w/b.so" differs -n
+out=$("$t" -n "$w/a.so" "$w/a3.so")
+[ "$out" = "differs: its dynamic section differs from the file's" ]
+ok $? "first page unreadable, a rebuild whose dynamic section is in place: its entries tell them apart ($out)"
+
+# The limit: a2.so with a.so's build-id (its first page then equals a.so's).
+off=$(readelf -nW "$w/a.so" >/dev/null && python3 - "$w/a.so" "$w/a2.so" "$w/forged.so" <<'PY'
+import sys
+a, b = open(sys.argv[1], 'rb').read(), bytearray(open(sys.argv[2], 'rb').read())
+i = a.find(b'GNU\0', 0, 4096)
+b[i + 4:i + 24] = a[i + 4:i + 24]
+open(sys.argv[3], 'wb').write(b)
+print(i)
+PY
+)
+if [ -n "$off" ] && cmp -s <(head -c 4096 "$w/a.so") <(head -c 4096 "$w/forged.so"); then
+	is "$w/a.so" "$w/forged.so" same
+	diag "the limit above: a forged build-id is trusted (xoloader/README.md says why)"
+else
+	skip "a.so's first page is not all its headers here" "a forged build-id"
+fi
+
+L=/usr/lib/x86_64-linux-gnu
+if [ -e $L/libz.so.1 ] && [ -e $L/libm.so.6 ]; then
+	is $L/libz.so.1 $L/libz.so.1 same
+	is $L/libz.so.1 $L/libm.so.6 differs
+	is $L/libz.so.1 $L/libm.so.6 differs -n
+else
+	skip "no libz or libm" "system libraries"
+fi
+
+m=$top/build/guest/lib/xoaudit.so s=$top/build/guest/lib/xoload/libswapaudit.so
+libm=$(readlink -f /lib/x86_64-linux-gnu/libm.so.6)
+if [ -f "$m" ] && [ -f "$s" ] && [ -f "$libm" ] && [ -x /usr/bin/true ]; then
+	x=$w/swap
+	mkdir "$x" && cp "$s" "$x/" && cp "$libm" "$x/libx.so"
+	swaprun() { LD_AUDIT="$x/libswapaudit.so:$m" LD_PRELOAD="$x/libx.so" /usr/bin/true 2>"$w/err"; }
+	swaprun; st=$?
+	[ "$st" = 0 ] && [ ! -s "$w/err" ]
+	ok $? "module: no swap, libm preloaded as libx.so: runs (status $st$(sed 's/^/; /' "$w/err"))"
+	cp "$w/a.so" "$x/libx.new"
+	swaprun; st=$?
+	[ "$st" = 126 ] && grep -qx "xoload: $x/libx.so: is not the file ld.so mapped (.*): not run" "$w/err" &&
+		cmp -s "$x/libx.so" "$w/a.so" && [ ! -e "$x/libx.new" ]
+	ok $? "module: libm swapped for a.so right after ld.so mapped it: refused (status $st: $(cat "$w/err"))"
+	swaprun; st=$?
+	[ "$st" = 0 ] && [ ! -s "$w/err" ]
+	ok $? "module: a.so on its own: runs (status $st)"
+	cp "$w/a2.so" "$x/libx.new"
+	swaprun; st=$?
+	[ "$st" = 126 ] && grep -qx "xoload: $x/libx.so: is not the file ld.so mapped (.*): not run" "$w/err"
+	ok $? "module: a.so swapped for a2.so (its layout, one constant changed): refused (status $st: $(cat "$w/err"))"
+	cp "$w/a.so" "$x/libx.so" && cp "$x/libx.so" "$x/libx.new"
+	swaprun; st=$?
+	[ "$st" = 0 ] && [ ! -s "$w/err" ] && [ ! -e "$x/libx.new" ]
+	ok $? "module: swapped for an identical copy (another inode): runs (status $st$(sed 's/^/; /' "$w/err"))"
+else
+	skip "no $m or $s (make guest), or no libm" "the module refuses a swapped library"
+fi
+tap_done
