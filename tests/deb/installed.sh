@@ -1,8 +1,8 @@
 #!/bin/sh
 # installed.sh - the Debian package of the tools (make deb), as installed in
 # the VM image: scripts/mkinitramfs unpacks it at / with dpkg-deb -x, which
-# is what dpkg does with a package that has no maintainer scripts (busybox
-# has no dpkg).  Proves: every file the package lists is in place, and the
+# is what dpkg does but for the maintainer scripts, which only keep the
+# plan cache fresh (busybox has no dpkg; tests/host/deb_cache.sh runs them).  Proves: every file the package lists is in place, and the
 # installed tools work from there on the patched kernel: a program runs
 # under /usr/bin/xoload with its own code and libc's execute-only, the
 # audit module found at /usr/lib/xonly/xoaudit.so from xoload's installed

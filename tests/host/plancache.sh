@@ -18,6 +18,8 @@
 #    ctime - gets no entry (the writer's read lease);
 #  - the writer removes nothing of a cache directory but its own entries
 #    and temporary files, and two writers at once both succeed;
+#  - --update-cache without a PATH plans again the file of a stale entry
+#    (replaced by a rename: a hit again), and only prunes a deleted one;
 #  - only root writes: --update-cache as another user fails with one line;
 #  - 10,000 fuzzed entries through the reader (xocachetest fuzz).
 # Writes a cache under build/ (its directories must be root's and not
@@ -207,6 +209,19 @@ wait $p1 || st1=$?
 n=$(find "$c2" -maxdepth 1 -name '*-*' | wc -l)
 [ "$st1" = 0 ] && [ "$st2" = 0 ] && [ "$n" -ge 100 ] && ! grep -q "cannot" "$w/err1" "$w/err2"
 ok $? "two writers at once: a filler and $rounds prunes, all status 0 ($st1, $st2), $n entries ($(grep -h cannot "$w/err1" "$w/err2" | head -n 1))"
+
+# 5b. Without a PATH: the files of stale entries planned again (a library upgrade).
+cp /usr/bin/true "$w/up"
+update "$w/up" >/dev/null 2>&1
+cp /usr/bin/false "$w/new" && mv "$w/new" "$w/up"
+r=$(look "$w/up")
+out=$(update 2>&1); st=$?
+[[ $r == *"miss: no entry"* ]] && [ "$st" = 0 ] && look "$w/up" | grep -q ': hit$' && [[ $out == *" planned again" ]]
+ok $? "--update-cache without a PATH: a file replaced since it was cached ($r) is planned again, a hit (status $st: $out)"
+rm "$w/up"
+out=$(update 2>&1); st=$?
+[ "$st" = 0 ] && [[ $out == *" 0 written, "*" 0 planned again" ]] && [[ $out != *" 0 pruned,"* ]]
+ok $? "and once deleted, only pruned (status $st: $out)"
 
 # 6. Only root writes.
 st=0

@@ -183,13 +183,10 @@ static int bad(const char **why, const char *msg)
 	return -1;
 }
 
-int xoc_decode(const void *buf, size_t len, const struct xoc_id *id, size_t pagesz, struct plan *p,
-	       const char **why)
+int xoc_check_frame(const void *buf, size_t len, const char **why)
 {
 	const struct xoc_head *h = buf;
 	const struct xoc_range *r = (const struct xoc_range *)(h + 1);
-	uint64_t prev = 0;
-	uint32_t i;
 
 	if (len < sizeof(*h) || len > XOC_MAX_ENTRY)
 		return bad(why, len < sizeof(*h) ? "damaged entry (truncated)" : "damaged entry (too large)");
@@ -208,6 +205,19 @@ int xoc_decode(const void *buf, size_t len, const struct xoc_id *id, size_t page
 	if (!padded_string(h->rule, sizeof(h->rule)) || h->textrel > 1 ||
 	    rt_strlen_n((const char *)(r + h->nranges), h->pathlen) != h->pathlen - 1)
 		return bad(why, "damaged entry (fields)");
+	return 0;
+}
+
+int xoc_decode(const void *buf, size_t len, const struct xoc_id *id, size_t pagesz, struct plan *p,
+	       const char **why)
+{
+	const struct xoc_head *h = buf;
+	const struct xoc_range *r = (const struct xoc_range *)(h + 1);
+	uint64_t prev = 0;
+	uint32_t i;
+
+	if (xoc_check_frame(buf, len, why))
+		return -1;
 	if (rt_strcmp(h->rule, XO_RULE_ID))
 		return bad(why, "entry of another planner (rule id)");
 	if (h->pagesz != pagesz)

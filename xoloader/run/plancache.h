@@ -98,9 +98,16 @@ size_t xoc_encode(void *buf, const struct xoc_id *id, const char *path, size_t p
  */
 int xoc_decode(const void *buf, size_t len, const struct xoc_id *id, size_t pagesz, struct plan *p,
 	       const char **why);
+/*
+ * The part of xoc_decode() that any entry of this format passes, whatever
+ * its planner and page size: magic, version, size, checksum, counts and
+ * strings; 0, or -1 with @why set.  Then xoc_entry_path() may be used
+ * (the writer re-plans the file of an entry of an older planner).
+ */
+int xoc_check_frame(const void *buf, size_t len, const char **why);
 /* The entry's checksum: FNV-1a 64 of its @len bytes, the sum field counted as 0. */
 uint64_t xoc_sum(const void *e, size_t len);
-/* The path stored in a decoded-ok entry (NUL-ended). */
+/* The path stored in an entry that passed xoc_check_frame() (NUL-ended). */
 const char *xoc_entry_path(const void *buf);
 /*
  * @dir and every directory above it are directories owned by root (or

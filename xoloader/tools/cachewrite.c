@@ -34,7 +34,10 @@
 #include "../run/rtplan.h"
 #include "cachewrite.h"
 
-struct counts { unsigned written, current, skipped, unplannable, pruned; int status; };
+struct counts { unsigned written, current, skipped, unplannable, pruned, refreshed; int status; };
+
+/* The paths of the entries prune() removed while a file is still there: planned again. */
+struct again { char **path; size_t n, cap; };
 
 static unsigned char entry[XOC_MAX_ENTRY], old[XOC_MAX_ENTRY];
 static struct plan plan;
@@ -246,8 +249,33 @@ not_cached:
 		c->status = 1;
 }
 
-/* Remove every entry that is damaged, of another planner, or whose file is gone or changed. */
-static void prune(const char *dir, struct counts *c)
+/* Remember @path (once) to be planned again; false if out of memory. */
+static bool plan_again(struct again *a, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++)
+		if (!strcmp(a->path[i], path))
+			return true;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 64;
+		char **p = realloc(a->path, cap * sizeof(*p));
+
+		if (!p)
+			return false;
+		a->path = p, a->cap = cap;
+	}
+	return (a->path[a->n] = strdup(path)) && ++a->n;
+}
+
+/*
+ * Remove every entry that is damaged, of another planner, or whose file
+ * is gone or changed.  The path of an entry that is whole (of this
+ * planner or another) and whose path still names something goes into
+ * @again: a library upgraded in place, or every file after an upgrade of
+ * the planner, is planned anew, so the cache keeps what it had.
+ */
+static void prune(const char *dir, struct counts *c, struct again *again)
 {
 	char name[PATH_MAX + 64], want[PATH_MAX + 64];
 	DIR *d = opendir(dir);
@@ -257,19 +285,24 @@ static void prune(const char *dir, struct counts *c)
 	while (d && (e = readdir(d))) {
 		struct xoc_id id;
 		ssize_t n;
-		int fd;
+		int fd = -1;
 		bool keep = false;
 
 		if (!ours(e->d_name))	/* not ours: a wrong XOLOAD_CACHE_DIR loses nothing */
 			continue;
 		snprintf(name, sizeof(name), "%s/%s", dir, e->d_name);
 		n = e->d_name[0] == '.' ? -1 : read_entry(name, entry);	/* .tmp.*: an interrupted write */
-		if (n > 0 && !xoc_decode(entry, (size_t)n, NULL, 4096, NULL, &why)) {
+		if (n > 0 && !xoc_check_frame(entry, (size_t)n, &why))
 			fd = open(xoc_entry_path(entry), O_PATH | O_CLOEXEC);	/* only its identity */
-			keep = fd >= 0 && !xoc_fstat(fd, &id) && xoc_name(want, sizeof(want), dir, &id) &&
+		if (fd >= 0) {
+			keep = !xoc_fstat(fd, &id) && xoc_name(want, sizeof(want), dir, &id) &&
 			       !strcmp(want, name) && !xoc_decode(entry, (size_t)n, &id, 4096, NULL, &why);
-			if (fd >= 0)
-				close(fd);
+			close(fd);
+			if (!keep && !plan_again(again, xoc_entry_path(entry))) {
+				fprintf(stderr, "xoload: plan cache: %s: not planned again: out of memory\n",
+					xoc_entry_path(entry));
+				c->status = 1;
+			}
 		}
 		if (!keep && !unlink(name))
 			c->pruned++;
@@ -301,8 +334,10 @@ static int make_dirs(const char *dir)
 
 int cache_update(const char *dir, char *const *paths, int npaths, bool wait, uint32_t owner)
 {
-	struct counts c = { 0, 0, 0, 0, 0, 0 };
+	struct counts c = { 0, 0, 0, 0, 0, 0, 0 };
+	struct again again = { NULL, 0, 0 };
 	const char *why;
+	size_t k;
 	int i, lock;
 
 	if (make_dirs(dir)) {
@@ -321,7 +356,15 @@ int cache_update(const char *dir, char *const *paths, int npaths, bool wait, uin
 	}
 	/* A lease being broken is signalled (SIGIO, fatal by default): the lease check sees it. */
 	signal(SIGIO, SIG_IGN);
-	prune(dir, &c);
+	prune(dir, &c, &again);
+	for (k = 0; k < again.n; k++) {
+		unsigned before = c.written;
+
+		update_one(dir, again.path[k], false, wait, owner, &c);
+		c.refreshed += c.written - before;
+		free(again.path[k]);
+	}
+	free(again.path);
 	for (i = 0; i < npaths; i++) {
 		struct stat st;
 		DIR *d;
@@ -343,8 +386,8 @@ int cache_update(const char *dir, char *const *paths, int npaths, bool wait, uin
 		if (d)
 			closedir(d);
 	}
-	printf("xoload: plan cache %s: %u written, %u current, %u not cached, %u not plannable, %u pruned\n",
-	       dir, c.written, c.current, c.skipped, c.unplannable, c.pruned);
+	printf("xoload: plan cache %s: %u written, %u current, %u not cached, %u not plannable, %u pruned, "
+	       "%u planned again\n", dir, c.written, c.current, c.skipped, c.unplannable, c.pruned, c.refreshed);
 	close(lock);
 	return c.status;
 }

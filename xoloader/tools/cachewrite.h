@@ -11,8 +11,11 @@
 
 /*
  * Prune the stale and damaged entries of cache directory @dir (created if
- * missing), then plan each of @paths (a directory: each ELF file directly
- * in it) and write its entry.  Files changed less than XOC_MARGIN_NS
+ * missing), plan again the files still at the paths of the stale ones and
+ * of those of another planner (a library or xoload upgraded: what
+ * `--update-cache` without a PATH, the Debian package's trigger, is for),
+ * then plan each of @paths (a directory: each ELF file directly in it)
+ * and write its entry.  Files changed less than XOC_MARGIN_NS
  * ago are waited for (@wait) or left out.  @owner is the owner entries
  * and the directory chain must have: 0 (xoplan refuses to run this as
  * anyone else); the host tests pass their own uid.  Returns the exit
