@@ -18,6 +18,8 @@
 #    ctime - gets no entry (the writer's read lease);
 #  - the writer removes nothing of a cache directory but its own entries
 #    and temporary files, and two writers at once both succeed;
+#  - a cache directory below a symbolic link, or relative: refused, and
+#    nothing created (the writer's mkdir -p follows no link);
 #  - --update-cache without a PATH plans again the file of a stale entry
 #    (replaced by a rename: a hit again), and only prunes a deleted one;
 #  - only root writes: --update-cache as another user fails with one line;
@@ -195,6 +197,16 @@ update /usr/bin/true >/dev/null 2>&1
 [ -f "$c/config" ] && [ -d "$c/sub" ] && [ -f "$c/.hidden" ]
 ok $? "files of the cache directory that are not entries survive an update (a wrong XOLOAD_CACHE_DIR loses nothing)"
 rm -rf "$c/config" "$c/sub" "$c/.hidden"
+# The cache directory's path through a symbolic link, or relative: refused
+# before anything is created (root's mkdir -p followed links).
+mkdir "$w/elsewhere" && ln -s "$w/elsewhere" "$w/link"
+err=$(XOLOAD_CACHE_DIR=$w/link/sub/cache update 2>&1 >/dev/null); st=$?
+[ "$st" = 1 ] && [ -z "$(ls -A "$w/elsewhere")" ] && [ "$(echo "$err" | wc -l)" = 1 ] &&
+	[[ $err == *": cannot create it: a symbolic link in its path" ]]
+ok $? "a cache directory below a symbolic link: refused, nothing created where it points (status $st: $err)"
+err=$(cd "$w" && XOLOAD_CACHE_DIR=rel/cache update 2>&1 >/dev/null); st=$?
+[ "$st" = 1 ] && [ ! -e "$w/rel" ] && [[ $err == *"not an absolute path" ]]
+ok $? "a relative cache directory: refused, nothing created (status $st: $err)"
 # A writer filling a new cache while others prune it (run with no PATH)
 # over and over: without the lock a prune takes the filler's .tmp.* file
 # for an interrupted write's and the filler's rename fails.

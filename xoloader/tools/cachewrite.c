@@ -311,24 +311,55 @@ static void prune(const char *dir, struct counts *c, struct again *again)
 		closedir(d);
 }
 
-/* mkdir -p @dir, each new directory root's and 0755. */
+/*
+ * mkdir -p @dir (absolute), each new directory root's and 0755, without
+ * following a symbolic link: a walk of mkdirat() and openat(O_NOFOLLOW)
+ * from /, so that a link planted in the path (by whoever can write a
+ * directory on it) cannot make root create directories elsewhere.  0, or
+ * -1 with errno set (ELOOP: a symbolic link).  The rest of the update
+ * still names the directory by its path: xoc_check_dir() then refuses a
+ * chain with a link in it (lstat), and the lock is taken after that.
+ */
 static int make_dirs(const char *dir)
 {
-	char p[PATH_MAX];
-	size_t k, n = strlen(dir);
+	char part[NAME_MAX + 1];
+	const char *p = dir, *end;
+	int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC), next, err;
+	struct stat st;
+	bool made;
 
-	if (n >= sizeof(p))
-		return -1;
-	for (k = 1; k <= n; k++) {
-		if (k < n && dir[k] != '/')
-			continue;
-		memcpy(p, dir, k);
-		p[k] = 0;
-		if (mkdir(p, 0755) == 0)
-			chmod(p, 0755);	/* whatever the umask */
-		else if (errno != EEXIST)
+	while (fd >= 0) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		end = strchrnul(p, '/');
+		if ((size_t)(end - p) > NAME_MAX) {
+			close(fd);
+			errno = ENAMETOOLONG;
 			return -1;
+		}
+		memcpy(part, p, (size_t)(end - p));
+		part[end - p] = 0;
+		p = end;
+		made = mkdirat(fd, part, 0755) == 0;
+		if (!made && errno != EEXIST)
+			next = -1;
+		else
+			next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next >= 0 && made)
+			fchmod(next, 0755);	/* whatever the umask */
+		else if (next < 0 && errno == ENOTDIR && !fstatat(fd, part, &st, AT_SYMLINK_NOFOLLOW) &&
+			 S_ISLNK(st.st_mode))
+			errno = ELOOP;	/* O_DIRECTORY answers ENOTDIR first */
+		err = errno;
+		close(fd);
+		errno = err;
+		fd = next;
 	}
+	if (fd < 0)
+		return -1;
+	close(fd);
 	return 0;
 }
 
@@ -340,8 +371,14 @@ int cache_update(const char *dir, char *const *paths, int npaths, bool wait, uin
 	size_t k;
 	int i, lock;
 
+	/* Before anything is created: xoc_check_dir() would refuse it after. */
+	if (dir[0] != '/') {
+		fprintf(stderr, "xoload: plan cache: %s: the cache directory is not an absolute path\n", dir);
+		return 1;
+	}
 	if (make_dirs(dir)) {
-		fprintf(stderr, "xoload: plan cache: %s: cannot create it: %s\n", dir, strerror(errno));
+		fprintf(stderr, "xoload: plan cache: %s: cannot create it: %s\n", dir,
+			errno == ELOOP ? "a symbolic link in its path" : strerror(errno));
 		return 1;
 	}
 	if (xoc_check_dir(dir, owner, &why)) {
