@@ -131,6 +131,9 @@ XO_CFLAGS  := $(CFLAGS) -Wno-format-truncation
 # Every xoloader program depends on all of these: runpath.c takes the syscall
 # numbers and prctl options from kernel/include/xonly/uapi.h.
 XO_HDRS    := $(wildcard xoloader/*/*.h kernel/include/xonly/*.h)
+# ... and on the proven rule's sources: the run path's reader carries its
+# id (XO_PROVEN_RULE_ID below).
+XO_HDRS    += xoloader/tools/proven.c xoloader/tools/decode.c xoloader/tools/fdes.c xoloader/ref/elfplan.c
 # The rule: the admission check and the byte-level pieces, which both readers link.
 XO_RULE    := xoloader/rule/admit.c xoloader/rule/ehframe.c xoloader/rule/fill.c
 XO_RT      := xoloader/run/rtplan.c xoloader/run/plancache.c xoloader/run/report.c xoloader/run/fmt.c $(XO_RULE)
@@ -139,6 +142,14 @@ XO_RT      := xoloader/run/rtplan.c xoloader/run/plancache.c xoloader/run/report
 XO_RULE_ID := $(shell cat xoloader/rule/*.c xoloader/rule/*.h xoloader/run/rtplan.c xoloader/run/rtplan.h | \
               sha256sum | cut -c1-24)
 XO_CFLAGS  += -DXO_RULE_ID='"$(XO_RULE_ID)"'
+# The proven-code rule's id (issue 26): its planner (tools/proven.c, the
+# libelf planner it builds on, the rule) and its decoder, LLVM 14 and its
+# version: xoplan-proven writes entries of it, the run path reads them.
+XO_PROVEN_SRC := xoloader/tools/proven.c xoloader/tools/proven.h xoloader/tools/decode.c xoloader/tools/decode.h \
+                 xoloader/tools/fdes.c xoloader/tools/fdes.h xoloader/ref/elfplan.c xoloader/ref/elfplan.h
+XO_PROVEN_RULE_ID := proven-llvm14-$(shell { cat xoloader/rule/*.c xoloader/rule/*.h $(XO_PROVEN_SRC); \
+                     llvm-config-14 --version 2>/dev/null; } | sha256sum | cut -c1-16)
+XO_CFLAGS  += -DXO_PROVEN_RULE_ID='"$(XO_PROVEN_RULE_ID)"'
 # The libelf planner (the reference; analysis tools): elfplan.c admits files
 # with rule/admit.c, reads .eh_frame with ehframe.c and tells padding from
 # data with fill.c, as rtplan.c does (the tools print with run/report.c).
@@ -167,7 +178,8 @@ XO_AUDIT   := xoloader/run/audit.c xoloader/run/sameobj.c $(XO_RT) xoloader/run/
 # no constructors, nothing ld.so relocates but (at most) data pointers.
 XO_AUDIT_FLAGS := -nostdlib -ffreestanding -fno-builtin -fno-stack-protector -fPIC \
               -fvisibility=hidden -shared -Wl,-z,now -Wl,-z,separate-code -Wl,--no-undefined
-XO_GUEST   := $(BUILD)/guest/bin/xoload $(BUILD)/guest/lib/xoplan $(BUILD)/guest/lib/xoaudit.so $(BUILD)/guest/bin/xoscan \
+XO_GUEST   := $(BUILD)/guest/bin/xoload $(BUILD)/guest/lib/xoplan $(BUILD)/guest/lib/xoplan-proven \
+              $(BUILD)/guest/lib/xoaudit.so $(BUILD)/guest/bin/xoscan \
               $(patsubst tests/xoload/dyn/%.c,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/dyn/*.c)) \
               $(patsubst tests/xoload/%.sh,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/*.sh))
 XO_LIBDIR  := $(BUILD)/guest/lib/xoload
@@ -187,6 +199,20 @@ $(BUILD)/guest/bin/xoload: $(XO_LOADER) $(XO_HDRS)
 $(BUILD)/guest/lib/xoplan: $(XO_XOPLAN) $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -static-pie -o $@ $(XO_XOPLAN)
+
+# xoplan-proven (tools/provenwrite.c): `xoload --update-cache --rule=proven`,
+# the proven-code rule's cache writer, with LLVM 14's X86 disassembler
+# linked statically (13 MB; nobody's shared library, and the VM has no
+# libLLVM); xoplan executes it.  The same file is installed.
+XO_PWRITE  := xoloader/tools/provenwrite.c xoloader/tools/cachewrite.c xoloader/tools/proven.c xoloader/tools/decode.c \
+              xoloader/tools/fdes.c xoloader/ref/elfplan.c $(XO_RT)
+XO_LLVM_STATIC := -L/usr/lib/llvm-14/lib -lLLVMX86Desc -lLLVMX86Disassembler -lLLVMX86Info -lLLVMMCDisassembler \
+              -lLLVMMC -lLLVMDebugInfoCodeView -lLLVMBinaryFormat -lLLVMSupport -lLLVMDemangle -ltinfo
+$(BUILD)/guest/lib/xoplan-proven: $(XO_PWRITE) $(XO_HDRS)
+	@mkdir -p $(@D) $(BUILD)/obj/xoplan-proven
+	cd $(BUILD)/obj/xoplan-proven && $(CC) $(XO_CFLAGS) $(XO_LLVM_CFLAGS) -c $(addprefix $(CURDIR)/,$(XO_PWRITE))
+	$(CXX) -static -o $@.tmp $(addprefix $(BUILD)/obj/xoplan-proven/,$(notdir $(XO_PWRITE:.c=.o))) -lelf -lcapstone $(XO_LLVM_STATIC) -lz -lpthread
+	strip $@.tmp && mv $@.tmp $@
 
 $(BUILD)/guest/bin/xoscan: xoloader/tools/xoscan.c xoloader/tools/decode.c $(XO_RT) $(XO_HDRS)
 	@mkdir -p $(@D)
@@ -473,6 +499,7 @@ INST        := $(BUILD)/inst/$(XO_LAYOUT)
 INSTALL_TABLE := \
   755  $(INST)/xoload                $(XOLOAD_DIR)/xoload \
   755  $(INST)/xoplan                $(XOPLAN_DIR)/xoplan \
+  755  $(BUILD)/guest/lib/xoplan-proven $(XOPLAN_DIR)/xoplan-proven \
   755  $(BUILD)/guest/bin/xoscan     $(XOSCAN_DIR)/xoscan \
   755  $(BUILD)/host/xosurvey        $(BINDIR)/xosurvey \
   755  $(INST)/jit-demo              $(BINDIR)/jit-demo \

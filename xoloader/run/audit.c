@@ -313,6 +313,12 @@ static void protect(const char *path, uint64_t bias, uint64_t ld, const char *ta
 		rt_fmt(l, sizeof(l), "%s: %s: planned again", name, note);
 		say("plan cache: ", l);
 	}
+	if (xoc_last_hit() && xoc_last_rule() == XOC_RULE_PROVEN && (flags & XOF_REPORT)) {
+		static char l[PATH_MAX_ + 300];
+
+		rt_fmt(l, sizeof(l), "%s: the proven-code rule's plan", name);
+		say("plan cache: ", l);
+	}
 	if (kernel_mode) {
 		/* The kernel mapped it execute-only: give the data in it back its read. */
 		if (rt_carve(&p, bias))

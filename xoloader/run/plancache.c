@@ -20,6 +20,9 @@
 #include "sys.h"
 
 #define RT_NR_lstat	6
+
+const char *const xoc_rule_name[XOC_NRULES] = { "fde", "proven" };
+static const char *const rule_id[XOC_NRULES] = { XO_RULE_ID, XO_PROVEN_RULE_ID };
 #define RT_O_NOFOLLOW	0400000
 #define RT_S_IFDIR	0040000
 
@@ -101,7 +104,8 @@ bool xoc_name(char *out, size_t len, const char *dir, const struct xoc_id *id)
 	return true;
 }
 
-size_t xoc_encode(void *buf, const struct xoc_id *id, const char *path, size_t pagesz, const struct plan *p)
+size_t xoc_encode(void *buf, const struct xoc_id *id, const char *path, size_t pagesz, enum xoc_rule rule,
+		  const struct plan *p)
 {
 	struct xoc_head *h = buf;
 	struct xoc_range *r = (struct xoc_range *)(h + 1);
@@ -109,14 +113,14 @@ size_t xoc_encode(void *buf, const struct xoc_id *id, const char *path, size_t p
 	char *pp;
 	int i;
 
-	if (p->n < 0 || p->n > PLAN_MAX_RANGES || pathlen > XOC_PATH_MAX)
+	if (p->n < 0 || p->n > PLAN_MAX_RANGES || pathlen > XOC_PATH_MAX || (unsigned int)rule >= XOC_NRULES)
 		return 0;
 	total = sizeof(*h) + (size_t)p->n * sizeof(*r) + pathlen;
 	rt_memzero(buf, total);
 	rt_strlcpy(h->magic, XOC_MAGIC, sizeof(h->magic));
 	h->version = XOC_VERSION;
 	h->head_size = sizeof(*h);
-	rt_strlcpy(h->rule, XO_RULE_ID, sizeof(h->rule));
+	rt_strlcpy(h->rule, rule_id[rule], sizeof(h->rule));
 	h->dev = id->dev;
 	h->ino = id->ino;
 	h->size = id->size;
@@ -218,7 +222,8 @@ int xoc_decode(const void *buf, size_t len, const struct xoc_id *id, size_t page
 
 	if (xoc_check_frame(buf, len, why))
 		return -1;
-	if (rt_strcmp(h->rule, XO_RULE_ID))
+	/* Either rule's entry: the admin chose which (--update-cache [--rule=proven]). */
+	if (rt_strcmp(h->rule, rule_id[XOC_RULE_FDE]) && rt_strcmp(h->rule, rule_id[XOC_RULE_PROVEN]))
 		return bad(why, "entry of another planner (rule id)");
 	if (h->pagesz != pagesz)
 		return bad(why, "entry of another page size");
@@ -252,6 +257,13 @@ int xoc_decode(const void *buf, size_t len, const struct xoc_id *id, size_t page
 		rt_strlcpy(d->sect, r[i].sect, sizeof(d->sect));
 	}
 	return 0;
+}
+
+enum xoc_rule xoc_entry_rule(const void *buf)
+{
+	const struct xoc_head *h = buf;
+
+	return rt_strcmp(h->rule, rule_id[XOC_RULE_FDE]) ? XOC_RULE_PROVEN : XOC_RULE_FDE;
 }
 
 const char *xoc_entry_path(const void *buf)
@@ -294,6 +306,7 @@ int xoc_check_dir(const char *dir, uint32_t uid, const char **why)
 
 static const char *conf_dir = XOC_DIR;
 static bool conf_off, conf_verbose, last_hit;
+static enum xoc_rule last_rule;
 static uint32_t conf_uid;
 static int dir_state;		/* 0 unchecked, 1 good, -1 bad (dir_why) */
 static const char *dir_why;
@@ -310,6 +323,11 @@ void xoc_setup(const char *dir, bool off, bool verbose, uint32_t uid)
 bool xoc_last_hit(void)
 {
 	return last_hit;
+}
+
+enum xoc_rule xoc_last_rule(void)
+{
+	return last_rule;
 }
 
 /* 1: @p is the entry's plan; 0: a plain miss; -1: a miss to tell of (*why). */
@@ -353,7 +371,10 @@ static int lookup(int fd, size_t pagesz, struct plan *p, const char **why)
 	rt_close((int)efd);
 	if (got < 0)
 		return -1;
-	return xoc_decode(buf, (size_t)got, &id, pagesz, p, why) ? -1 : 1;
+	if (xoc_decode(buf, (size_t)got, &id, pagesz, p, why))
+		return -1;
+	last_rule = xoc_entry_rule(buf);
+	return 1;
 }
 
 static void say_lookup(const char *path, const char *what, const char *why)
@@ -372,14 +393,15 @@ int xoc_plan(int fd, const char *path, size_t pagesz, struct plan *p, const char
 	int r = 0;
 
 	last_hit = false;
+	last_rule = XOC_RULE_FDE;
 	if (note)
 		*note = NULL;
 	if (!conf_off)
 		r = lookup(fd, pagesz, p, &why);
 	if (r == 1) {
 		last_hit = true;
-		if (conf_verbose)
-			say_lookup(path, "hit", NULL);
+		if (conf_verbose)	/* the default rule's line is as it always was */
+			say_lookup(path, last_rule == XOC_RULE_FDE ? "hit" : "hit (proven rule)", NULL);
 		return 0;
 	}
 	if (conf_verbose)

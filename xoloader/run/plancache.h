@@ -37,12 +37,22 @@
 #define XOC_VERBOSE_ENV		"XOLOAD_CACHE_VERBOSE"	/* set: one line per lookup on stderr */
 
 /*
- * The rule's identity: the Makefile hashes the sources a plan depends on
- * (rule/, run/rtplan.c); an entry of another rule is a miss.
+ * The rules' identities: the Makefile hashes the sources a plan depends on
+ * (rule/, run/rtplan.c for the FDE rule; those of tools/proven.c, its
+ * decoder and the libelf planner for the proven-code rule, computed
+ * offline by xoplan-proven, tools/provenwrite.c); an entry of any other
+ * rule is a miss.  The run path never computes a proven plan: it only
+ * reads one that root's `xoload --update-cache --rule=proven` wrote.
  */
 #ifndef XO_RULE_ID
 #define XO_RULE_ID		"unknown"
 #endif
+#ifndef XO_PROVEN_RULE_ID
+#define XO_PROVEN_RULE_ID	"proven-unknown"
+#endif
+enum xoc_rule { XOC_RULE_FDE, XOC_RULE_PROVEN, XOC_NRULES };
+/* "fde", "proven": for messages (--report, XOLOAD_CACHE_VERBOSE). */
+extern const char *const xoc_rule_name[XOC_NRULES];
 
 #define XOC_MAGIC		"XOPLANC"	/* 8 bytes with its NUL */
 #define XOC_VERSION		1
@@ -87,11 +97,12 @@ long xoc_fstat(int fd, struct xoc_id *id);
 /* The entry's name for @id in @dir: "DIR/DEV-INO"; false if it does not fit. */
 bool xoc_name(char *out, size_t len, const char *dir, const struct xoc_id *id);
 /*
- * The entry for plan @p of the file of identity @id, planned as @path,
- * into @buf (XOC_MAX_ENTRY bytes): its size, 0 if it does not fit.
- * Canonical: the same plan gives the same bytes.
+ * The entry for plan @p of rule @rule of the file of identity @id, planned
+ * as @path, into @buf (XOC_MAX_ENTRY bytes): its size, 0 if it does not
+ * fit.  Canonical: the same plan gives the same bytes.
  */
-size_t xoc_encode(void *buf, const struct xoc_id *id, const char *path, size_t pagesz, const struct plan *p);
+size_t xoc_encode(void *buf, const struct xoc_id *id, const char *path, size_t pagesz, enum xoc_rule rule,
+		  const struct plan *p);
 /*
  * Decode entry @buf of @len bytes into @p: 0, or -1 with @why set.
  * @id NULL: only well-formedness (the fuzzer's and the pruner's use).
@@ -109,6 +120,8 @@ int xoc_check_frame(const void *buf, size_t len, const char **why);
 uint64_t xoc_sum(const void *e, size_t len);
 /* The path stored in an entry that passed xoc_check_frame() (NUL-ended). */
 const char *xoc_entry_path(const void *buf);
+/* The rule of a decoded-ok entry. */
+enum xoc_rule xoc_entry_rule(const void *buf);
 /*
  * @dir and every directory above it are directories owned by root (or
  * by @uid) and writable by no one else: 0, or -1 with @why set.
@@ -132,5 +145,7 @@ void xoc_setup(const char *dir, bool off, bool verbose, uint32_t uid);
 int xoc_plan(int fd, const char *path, size_t pagesz, struct plan *p, const char **note);
 /* Whether the last xoc_plan() was a hit (tests, verbose). */
 bool xoc_last_hit(void);
+/* The rule of the last xoc_plan()'s hit; XOC_RULE_FDE after a miss (rtplan_build()). */
+enum xoc_rule xoc_last_rule(void);
 
 #endif

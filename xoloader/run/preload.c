@@ -29,10 +29,6 @@
 #include "sys.h"
 #include "usage.h"
 
-#ifndef XOLOAD_XOPLAN_DEFAULT
-#define XOLOAD_XOPLAN_DEFAULT "/xonly/lib/xoplan"
-#endif
-
 /* The compiler may call these for struct copies and zeroing: no libc has them here. */
 void *memset(void *p, int c, size_t n);
 void *memcpy(void *d, const void *s, size_t n);
@@ -78,6 +74,7 @@ static const struct { const char *name; int arg; char id; } options[] = {
 	{ "no-inherit", OPT_NONE, 'n' }, { "kernel", OPT_NONE, 'k' }, { "argv0", OPT_REQUIRED, '0' },
 	{ "audit", OPT_REQUIRED, 'a' }, { "help", OPT_NONE, 'h' }, { "version", OPT_NONE, 'V' },
 	{ "no-cache", OPT_NONE, 'C' }, { "update-cache", OPT_NONE, 'U' }, { "no-wait", OPT_NONE, 'W' },
+	{ "rule", OPT_REQUIRED, 'R' },
 	{ "set-xattr", OPT_NONE, 'X' }, { "get-xattr", OPT_NONE, 'G' }, { "clear-xattr", OPT_NONE, 'K' },
 };
 #define NOPTIONS ((int)(sizeof(options) / sizeof(options[0])))
@@ -172,7 +169,7 @@ static void parse_options(int argc, char **argv, char **envp, struct opts *o)
 			if (i != 1)
 				usage_error(argv[0], "option '", a, "' must be the first argument");
 			run_analysis(argv, envp);
-		case 'r': case 'p': case 'S': case 'D': case 'U': case 'W':
+		case 'r': case 'p': case 'S': case 'D': case 'U': case 'W': case 'R':
 			run_analysis(argv, envp);	/* xoplan's: it parses them all again, with getopt */
 		case 's': o->flags |= XOF_STRICT; break;
 		case 'P': o->flags |= XOF_PERMISSIVE; break;
@@ -191,7 +188,7 @@ static void parse_options(int argc, char **argv, char **envp, struct opts *o)
 /* --- the run ------------------------------------------------------------------ */
 
 /*
- * --plan, --report, --scan, --update-cache, --set-xattr, --get-xattr,
+ * --plan, --report, --scan, --update-cache, --rule, --set-xattr, --get-xattr,
  * --clear-xattr: xoplan (tools/xoplan.c, with a libc) does those, with the
  * same arguments.
  */

@@ -358,6 +358,10 @@ void plan_image(struct image *im, struct plan *p, unsigned int flags)
 		rt_fmt(err, sizeof(err), "%s: %s: planned again", im->path, note);
 		line("xoload: plan cache: ", err);
 	}
+	if (xoc_last_hit() && xoc_last_rule() == XOC_RULE_PROVEN && (flags & XOF_REPORT)) {
+		rt_fmt(err, sizeof(err), "%s: the proven-code rule's plan", im->path);
+		line("xoload: plan cache: ", err);
+	}
 	if (rtplan_xo_pages(p, RT_PAGE_SIZE) == 0) {
 		const char *why = p->n ? p->r[0].why : "no executable segment";
 

@@ -22,6 +22,10 @@
 #ifndef XOLOAD_XOSCAN_DEFAULT
 #define XOLOAD_XOSCAN_DEFAULT "/xonly/bin/xoscan"
 #endif
+/* xoplan; xoplan-proven (--update-cache --rule=proven) is in the same directory. */
+#ifndef XOLOAD_XOPLAN_DEFAULT
+#define XOLOAD_XOPLAN_DEFAULT "/xonly/lib/xoplan"
+#endif
 
 extern char prog_path[PATH_MAX];	/* PROG as found */
 extern char audit_path[PATH_MAX];	/* the audit module */

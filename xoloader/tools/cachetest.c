@@ -10,8 +10,17 @@
  *       execute-only bit of each cached plan's first range, so that the
  *       comparison is seen to fail.  Status 0 only with 0 differences and
  *       0 misses.
+ *       Entries of the proven-code rule are compared by `dump` (below).
  *   xocachetest lookup DIR FILE
  *       "hit" (status 0) or "miss: WHY" (status 1)
+ *   xocachetest dump DIR FILE...|-
+ *       the plan of each FILE as the run path gets it (the entry's, or
+ *       rtplan_build()'s on a miss) on stdout in --report=tsv's lines,
+ *       and "FILE\thit|miss\tfde|proven" on stderr: tests/host/plancache_proven.sh
+ *       compares it with xoproven --plan=tsv.  Status 0.
+ *   xocachetest set-rule DIR FILE ID
+ *       FILE's entry in DIR made an entry of rule id ID, its checksum
+ *       made right again: a well-formed entry of an unknown planner.
  *   xocachetest fuzz [-n N] [-s SEED] [-i INDEX] DIR FILE...
  *       N mutants of the entries of the FILEs (bytes, lengths, header and
  *       range fields, identity; half of them with the checksum made right
@@ -37,6 +46,7 @@
 #include <unistd.h>
 
 #include "../run/plancache.h"
+#include "../run/report.h"
 #include "../run/rtplan.h"
 
 static unsigned char a[XOC_MAX_ENTRY + 8192], b[XOC_MAX_ENTRY + 8192];
@@ -46,6 +56,8 @@ static int usage(void)
 {
 	fputs("usage: xocachetest compare DIR [-p] FILE...|-\n"
 	      "       xocachetest lookup DIR FILE\n"
+	      "       xocachetest dump DIR FILE...|-\n"
+	      "       xocachetest set-rule DIR FILE ID\n"
 	      "       xocachetest fuzz [-n N] [-s SEED] [-i INDEX] DIR FILE...\n", stderr);
 	return 2;
 }
@@ -76,8 +88,12 @@ static int compare_one(const char *path, bool perturb, const char **why)
 		cached.r[0].xo = !cached.r[0].xo;
 	r = -1;
 	*why = "differs from rtplan_build()'s plan";
-	la = xoc_encode(a, &id, path, 4096, &cached);
-	lb = xoc_encode(b, &id, path, 4096, &fresh);
+	if (xoc_last_rule() != XOC_RULE_FDE) {
+		*why = "an entry of the proven-code rule (compare it with dump)";
+		goto out;
+	}
+	la = xoc_encode(a, &id, path, 4096, XOC_RULE_FDE, &cached);
+	lb = xoc_encode(b, &id, path, 4096, XOC_RULE_FDE, &fresh);
 	if (la && la == lb && !memcmp(a, b, la))
 		r = 1;
 out:
@@ -86,27 +102,30 @@ out:
 	return r;
 }
 
+/* The next FILE of @argv[*@i...], "-" reading names from stdin; NULL at the end. */
+static const char *next_file(int argc, char **argv, int *i, char *line, size_t len)
+{
+	if (*i < argc && strcmp(argv[*i], "-"))
+		return argv[(*i)++];
+	if (*i < argc && fgets(line, (int)len, stdin)) {
+		line[strcspn(line, "\n")] = 0;
+		return line;
+	}
+	return NULL;
+}
+
 static int compare(const char *dir, int argc, char **argv)
 {
 	unsigned long files = 0, hits = 0, misses = 0, diffs = 0, unplannable = 0;
 	bool perturb = argc > 0 && !strcmp(argv[0], "-p");
 	char line[PATH_MAX];
-	const char *why;
+	const char *why, *path;
 	int i = perturb;
 
 	xoc_setup(dir, false, false, (uint32_t)geteuid());
-	for (;;) {
-		const char *path;
+	while ((path = next_file(argc, argv, &i, line, sizeof(line)))) {
 		int r;
 
-		if (i < argc && strcmp(argv[i], "-")) {
-			path = argv[i++];
-		} else if (i < argc && fgets(line, sizeof(line), stdin)) {
-			line[strcspn(line, "\n")] = 0;
-			path = line;
-		} else {
-			break;
-		}
 		files++;
 		r = compare_one(path, perturb, &why);
 		hits += r == 1;
@@ -135,6 +154,56 @@ static int lookup(const char *dir, const char *path)
 	}
 	close(fd);
 	return xoc_last_hit() ? 0 : 1;
+}
+
+static int dump(const char *dir, int argc, char **argv)
+{
+	char line[PATH_MAX];
+	const char *path;
+	int i = 0;
+
+	xoc_setup(dir, false, false, (uint32_t)geteuid());
+	rt_report_fd = 1;
+	while ((path = next_file(argc, argv, &i, line, sizeof(line)))) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+		if (fd < 0 || xoc_plan(fd, path, 4096, &cached, NULL)) {
+			fprintf(stderr, "%s\tunplannable\n", path);
+		} else {
+			rt_report_plan(path, &cached, 0, REPORT_TSV);
+			fprintf(stderr, "%s\t%s\t%s\n", path, xoc_last_hit() ? "hit" : "miss",
+				xoc_rule_name[xoc_last_rule()]);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	return 0;
+}
+
+static int set_rule(const char *dir, const char *path, const char *rule)
+{
+	struct xoc_head *h = (struct xoc_head *)a;
+	char name[PATH_MAX + 64];
+	struct xoc_id id;
+	ssize_t n = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), efd;
+
+	if (fd < 0 || xoc_fstat(fd, &id) || !xoc_name(name, sizeof(name), dir, &id) || strlen(rule) >= sizeof(h->rule))
+		return 2;
+	close(fd);
+	efd = open(name, O_RDWR | O_CLOEXEC);
+	if (efd >= 0)
+		n = pread(efd, a, sizeof(a), 0);
+	if (n < (ssize_t)sizeof(*h)) {
+		fprintf(stderr, "xocachetest: %s: no entry\n", name);
+		return 2;
+	}
+	memset(h->rule, 0, sizeof(h->rule));
+	memcpy(h->rule, rule, strlen(rule));
+	h->sum = xoc_sum(a, (size_t)n);
+	if (pwrite(efd, a, (size_t)n, 0) != n || close(efd))
+		return 2;
+	return 0;
 }
 
 /* --- fuzz ------------------------------------------------------------------ */
@@ -257,7 +326,8 @@ static int fuzz(int argc, char **argv)
 	for (; optind < argc; optind++, ns++) {
 		fds[ns] = open(argv[optind], O_RDONLY | O_CLOEXEC);
 		if (fds[ns] < 0 || xoc_fstat(fds[ns], &ids[ns]) || rtplan_build(fds[ns], 4096, &fresh) ||
-		    !(slen[ns] = xoc_encode(seeds[ns], &ids[ns], argv[optind], 4096, &fresh))) {
+		    !(slen[ns] = xoc_encode(seeds[ns], &ids[ns], argv[optind], 4096,
+					    ns % 2 ? XOC_RULE_PROVEN : XOC_RULE_FDE, &fresh))) {
 			fprintf(stderr, "xocachetest: %s: cannot be a seed\n", argv[optind]);
 			return 2;
 		}
@@ -280,7 +350,7 @@ static int fuzz(int argc, char **argv)
 			 * the file's identity now; and without a checksum made right
 			 * again, exactly the file's own entry.
 			 */
-			rl = xoc_encode(b, &ids[s], xoc_entry_path(a), 4096, &cached);
+			rl = xoc_encode(b, &ids[s], xoc_entry_path(a), 4096, xoc_entry_rule(a), &cached);
 			if (ml != rl || memcmp(a, b, rl)) {
 				printf("FAIL seed %lu index %lu: accepted a non-canonical entry\n", seed, i);
 				fails++;
@@ -323,6 +393,10 @@ int main(int argc, char **argv)
 		return compare(argv[2], argc - 3, argv + 3);
 	if (argc == 4 && !strcmp(argv[1], "lookup"))
 		return lookup(argv[2], argv[3]);
+	if (argc >= 4 && !strcmp(argv[1], "dump"))
+		return dump(argv[2], argc - 3, argv + 3);
+	if (argc == 5 && !strcmp(argv[1], "set-rule"))
+		return set_rule(argv[2], argv[3], argv[4]);
 	if (argc >= 2 && !strcmp(argv[1], "fuzz"))
 		return fuzz(argc - 1, argv + 1);
 	return usage();

@@ -34,13 +34,14 @@
 #include "../run/rtplan.h"
 #include "cachewrite.h"
 
-struct counts { unsigned written, current, skipped, unplannable, pruned, refreshed; int status; };
+struct counts { unsigned written, current, skipped, unplannable, pruned, refreshed, same; int status; };
 
 /* The paths of the entries prune() removed while a file is still there: planned again. */
 struct again { char **path; size_t n, cap; };
 
-static unsigned char entry[XOC_MAX_ENTRY], old[XOC_MAX_ENTRY];
-static struct plan plan;
+static unsigned char entry[XOC_MAX_ENTRY], old[XOC_MAX_ENTRY], fde_entry[XOC_MAX_ENTRY];
+static struct plan plan, fde_plan;
+static const struct cache_planner fde_rule = { XOC_RULE_FDE, rtplan_build };
 
 static void skip(const char *path, const char *why)
 {
@@ -150,10 +151,12 @@ static bool ours(const char *name)
  * file is then no news).
  */
 static void update_one(const char *dir, const char *path, bool named, bool wait, uint32_t owner,
-		       struct counts *c)
+		       const struct cache_planner *pl, struct counts *c)
 {
 	char name[PATH_MAX + 64];
 	struct xoc_id id, id2;
+	const struct plan *bad;
+	bool same = false;	/* under another rule: its plan is the FDE rule's */
 	unsigned char magic[4];
 	const char *why;
 	int64_t start, age;
@@ -205,9 +208,14 @@ static void update_one(const char *dir, const char *path, bool named, bool wait,
 		skip(path, "changed less than 2 s before planning (run it again later)");
 		goto close_not_cached;
 	}
-	/* An entry that is good for the file as it is (another path to it, a link) stays, unplanned. */
+	/*
+	 * An entry of this rule that is good for the file as it is (another
+	 * path to it, a link) stays, unplanned.  Under another rule, an FDE
+	 * rule's entry may be one where that rule changed nothing, or not:
+	 * planned again.
+	 */
 	n = xoc_name(name, sizeof(name), dir, &id) ? read_entry(name, old) : -1;
-	if (n > 0 && !xoc_decode(old, (size_t)n, &id, 4096, NULL, &why)) {
+	if (n > 0 && !xoc_decode(old, (size_t)n, &id, 4096, NULL, &why) && xoc_entry_rule(old) == pl->rule) {
 		close(fd);
 		c->current++;
 		return;
@@ -218,9 +226,12 @@ static void update_one(const char *dir, const char *path, bool named, bool wait,
 					   : "no read lease on its filesystem");
 		goto close_not_cached;
 	}
-	if (rtplan_build(fd, 4096, &plan)) {
+	bad = pl->plan(fd, 4096, &plan) ? &plan : NULL;
+	if (!bad && pl->rule != XOC_RULE_FDE && rtplan_build(fd, 4096, &fde_plan))
+		bad = &fde_plan;
+	if (bad) {
 		if (named)
-			fprintf(stderr, "xoload: plan cache: %s: not cached: cannot be planned: %s\n", path, plan.err);
+			fprintf(stderr, "xoload: plan cache: %s: not cached: cannot be planned: %s\n", path, bad->err);
 		c->unplannable++;
 		close(fd);
 		return;
@@ -230,16 +241,30 @@ static void update_one(const char *dir, const char *path, bool named, bool wait,
 		goto close_not_cached;
 	}
 	close(fd);
-	len = xoc_encode(entry, &id, path, 4096, &plan);
+	len = xoc_encode(entry, &id, path, 4096, XOC_RULE_FDE, &plan);
+	if (len && pl->rule != XOC_RULE_FDE) {
+		/* Canonical encodings: equal bytes are equal plans. */
+		size_t flen = xoc_encode(fde_entry, &id, path, 4096, XOC_RULE_FDE, &fde_plan);
+
+		if (flen != len || memcmp(entry, fde_entry, len))
+			len = xoc_encode(entry, &id, path, 4096, pl->rule, &plan);
+		else
+			same = true;
+	}
 	if (!len || !xoc_name(name, sizeof(name), dir, &id)) {
 		skip(path, "its path is too long");
 		goto not_cached;
+	}
+	if (n == (ssize_t)len && !memcmp(old, entry, len)) {	/* planned again, the same entry */
+		c->current++;
+		return;
 	}
 	if (write_atomic(dir, name, entry, len)) {
 		c->status = 1;
 		return;
 	}
 	c->written++;
+	c->same += same;
 	return;
 close_not_cached:
 	close(fd);
@@ -363,7 +388,8 @@ static int make_dirs(const char *dir)
 	return 0;
 }
 
-int cache_update(const char *dir, char *const *paths, int npaths, bool wait, uint32_t owner)
+int cache_update(const char *dir, char *const *paths, int npaths, bool wait, uint32_t owner,
+		 const struct cache_planner *pl)
 {
 	struct counts c = { 0, 0, 0, 0, 0, 0, 0 };
 	struct again again = { NULL, 0, 0 };
@@ -397,7 +423,7 @@ int cache_update(const char *dir, char *const *paths, int npaths, bool wait, uin
 	for (k = 0; k < again.n; k++) {
 		unsigned before = c.written;
 
-		update_one(dir, again.path[k], false, wait, owner, &c);
+		update_one(dir, again.path[k], false, wait, owner, pl ? pl : &fde_rule, &c);
 		c.refreshed += c.written - before;
 		free(again.path[k]);
 	}
@@ -408,7 +434,7 @@ int cache_update(const char *dir, char *const *paths, int npaths, bool wait, uin
 		struct dirent *e;
 
 		if (stat(paths[i], &st) || !S_ISDIR(st.st_mode)) {
-			update_one(dir, paths[i], true, wait, owner, &c);
+			update_one(dir, paths[i], true, wait, owner, pl ? pl : &fde_rule, &c);
 			continue;
 		}
 		d = opendir(paths[i]);
@@ -418,13 +444,31 @@ int cache_update(const char *dir, char *const *paths, int npaths, bool wait, uin
 			if (e->d_name[0] == '.' ||
 			    snprintf(p, sizeof(p), "%s/%s", paths[i], e->d_name) >= (int)sizeof(p))
 				continue;
-			update_one(dir, p, false, wait, owner, &c);
+			update_one(dir, p, false, wait, owner, pl ? pl : &fde_rule, &c);
 		}
 		if (d)
 			closedir(d);
 	}
 	printf("xoload: plan cache %s: %u written, %u current, %u not cached, %u not plannable, %u pruned, "
-	       "%u planned again\n", dir, c.written, c.current, c.skipped, c.unplannable, c.pruned, c.refreshed);
+	       "%u planned again", dir, c.written, c.current, c.skipped, c.unplannable, c.pruned, c.refreshed);
+	if (pl && pl->rule != XOC_RULE_FDE)
+		printf("; %s rule: %u of the written are the FDE rule's plan (entries of the FDE rule)",
+		       xoc_rule_name[pl->rule], c.same);
+	putchar('\n');
 	close(lock);
 	return c.status;
+}
+
+int cache_update_cmd(int npaths, char **paths, bool wait, const struct cache_planner *pl)
+{
+	const char *dir = getenv(XOC_DIR_ENV);
+
+	if (!dir || !*dir)
+		dir = XOC_DIR;
+	if (geteuid() != 0) {
+		fprintf(stderr, "xoload: --update-cache: only root writes the plan cache (%s): "
+			"xoload uses no entry that root did not write\n", dir);
+		return 1;
+	}
+	return cache_update(dir, paths, npaths, wait, 0, pl);
 }

@@ -7,7 +7,23 @@
 #define XOLOADER_TOOLS_CACHEWRITE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "../run/plancache.h"
+
+/*
+ * The rule the entries are planned with.  The FDE rule's is rtplan_build(),
+ * the run path's own; the proven-code rule's (tools/provenwrite.c) needs a
+ * decoder and libelf, so only xoplan-proven links it.  An object whose
+ * plan under @rule is the FDE rule's plan, range for range, gets an entry
+ * of the FDE rule: the cache then says which objects the proven rule
+ * changes, and those entries outlive a change of its planner.
+ */
+struct cache_planner {
+	enum xoc_rule rule;
+	int (*plan)(int fd, size_t pagesz, struct plan *p);	/* 0, or -1 with p->err set */
+};
 
 /*
  * Prune the stale and damaged entries of cache directory @dir (created if
@@ -22,6 +38,13 @@
  * status: 0, or 1 when the directory is unusable, a write failed, or a
  * file named in @paths was not cached (each with one line on stderr).
  */
-int cache_update(const char *dir, char *const *paths, int npaths, bool wait, uint32_t owner);
+int cache_update(const char *dir, char *const *paths, int npaths, bool wait, uint32_t owner,
+		 const struct cache_planner *pl);
+/*
+ * `xoload --update-cache [--rule=proven] [--no-wait] [PATH...]`: refuses
+ * anyone but root (one line, status 1), then cache_update() of
+ * XOLOAD_CACHE_DIR or XOC_DIR with @pl (NULL: the FDE rule).
+ */
+int cache_update_cmd(int npaths, char **paths, bool wait, const struct cache_planner *pl);
 
 #endif

@@ -18,6 +18,7 @@
 
 #include "../ref/elfplan.h"
 #include "../rule/ehframe.h"
+#include "../rule/fill.h"
 #include "fdes.h"
 #include "proven.h"
 
@@ -575,12 +576,110 @@ static uint64_t (*proven_ranges(struct ctx *c, size_t *n))[2]
 	return r.r;
 }
 
+/* --- the check (proven_opts.check, proven.h) ------------------------------ */
+
+/* Byte @a of @x is code: FDE-covered (Go's functions, runtime-code sections), or proven if @proven. */
+static bool covered(const struct xsect *x, uint64_t a, bool proven)
+{
+	uint8_t s = x->st[a - x->addr];
+
+	return s == ST_FDE || (proven && (s == ST_START || s == ST_CONT));
+}
+
+/*
+ * Data in [@lo, @hi) of @x: a byte of a run that is not code, after the
+ * run's leading fill, unless the whole run is padding.
+ */
+static bool data_on(const struct xsect *x, uint64_t lo, uint64_t hi, bool proven)
+{
+	uint64_t a = lo, end = x->addr + x->size;
+
+	while (a < hi) {
+		uint64_t ga = a, gb = a;
+		const uint8_t *b;
+		size_t n;
+
+		if (covered(x, a, proven)) {
+			a++;
+			continue;
+		}
+		while (ga > x->addr && !covered(x, ga - 1, proven))
+			ga--;
+		while (gb < end && !covered(x, gb, proven))
+			gb++;
+		b = x->b + (ga - x->addr);
+		n = (size_t)(gb - ga);
+		if (!fill_is_padding(b, n, gb < end) && !fill_is_zero_pad(b, n, gb < end)) {
+			uint64_t d = ga + fill_lead(b, n);
+
+			if ((d > lo ? d : lo) < (gb < hi ? gb : hi))
+				return true;
+		}
+		a = gb;
+	}
+	return false;
+}
+
+static const struct plan_range *range_at(const struct plan *p, uint64_t a)
+{
+	int i;
+
+	for (i = 0; i < p->n; i++)
+		if (a >= p->r[i].start && a < p->r[i].end)
+			return &p->r[i];
+	return NULL;
+}
+
+static void violation(struct proven_stats *st, uint64_t page, const char *what)
+{
+	if (!st->check_violations++)
+		snprintf(st->check_msg, sizeof(st->check_msg), "page 0x%llx: %s", (unsigned long long)page, what);
+}
+
+static void check_plan(struct ctx *c, const struct plan *fde, const struct plan *p, bool proven, bool go_only,
+		       const uint64_t *reads, size_t nreads)
+{
+	struct proven_stats *st = c->st;
+	uint64_t a;
+	size_t i;
+	int r;
+
+	for (r = 0; r < p->n; r++)
+		for (a = p->r[r].start; a < p->r[r].end; a += c->ps) {
+			const struct plan_range *f = range_at(fde, a);
+			bool read = reads && bsearch(&a, reads, nreads, sizeof(*reads), cmp_u64);
+
+			if (read && p->r[r].xo)
+				violation(st, a, "its code reads it, and it is execute-only");
+			if (p->r[r].xo && !(f && f->xo)) {
+				st->check_lifted++;
+				if (!f || strcmp(f->why, "not covered by any FDE"))
+					violation(st, a, "execute-only, and the FDE rule keeps it readable for more than data in text");
+				for (i = 0; i < c->nx; i++) {
+					const struct xsect *x = &c->x[i];
+					uint64_t lo = a > x->addr ? a : x->addr, hi = x->addr + x->size;
+
+					if (hi > a + c->ps)
+						hi = a + c->ps;
+					if (lo < hi && data_on(x, lo, hi, proven))
+						violation(st, a, "execute-only, with bytes on it that are neither code nor padding");
+				}
+			}
+			if (!p->r[r].xo && f && f->xo) {
+				st->check_taken++;
+				if (!read && !go_only)
+					violation(st, a, "readable, execute-only under the FDE rule, and no read of it seen");
+			}
+		}
+}
+
 int proven_plan(int fd, size_t ps, struct dec *d, const struct proven_opts *o,
 		struct plan *p, struct proven_stats *st)
 {
 	static const enum proven_reloc walk_needed[NROOT] = { 0, 0, 0, PROVEN_RELOC_WALK, 0 };
 	struct ctx c;
 	struct plan_extra x = { NULL, 0, NULL, 0 };
+	struct plan *fde = NULL;	/* the FDE rule's plan, for the check */
 	uint64_t (*code)[2] = NULL;
 	size_t ncode = 0;
 	const uint8_t *img;
@@ -650,9 +749,16 @@ int proven_plan(int fd, size_t ps, struct dec *d, const struct proven_opts *o,
 		x.nreads = c.reads.n;
 	}
 	st->read_pages = c.reads.n;
+	if (o->check && !(fde = malloc(sizeof(*fde))))
+		c.oom = true;
+	else if (fde)
+		memcpy(fde, p, sizeof(*fde));
 	ret = c.oom ? -1 : elfplan_build_extra(fd, ps, &x, p);
 	if (c.oom)
 		snprintf(p->err, sizeof(p->err), "out of memory");
+	if (!ret && fde)
+		check_plan(&c, fde, p, !st->withheld, st->withheld && fdes == 0, x.reads, x.nreads);
+	free(fde);
 	free(code);
 out:
 	for (k = 0; k < NROOT; k++)

@@ -65,6 +65,7 @@ struct proven_opts {
 	bool lea_roots;		/* unsafe, for the tests: lea targets as roots */
 	bool no_reads;		/* unsafe, for the tests: no read check */
 	FILE *trace;		/* if set: each read seen, "read\tKIND\tFROM\tTARGET" */
+	bool check;		/* check the plan against the FDE rule's and the proof (below) */
 };
 
 enum { ROOT_BRANCH, ROOT_ENTRY, ROOT_SYMBOL, ROOT_RELOC, ROOT_LEA, NROOT };
@@ -79,6 +80,22 @@ struct proven_stats {
 	uint64_t go_functions, go_bytes;	/* Go's function table (.gopclntab): functions, bytes */
 	bool section_rule;		/* no FDE, no Go table: the section rule, nothing proven */
 	bool withheld;			/* undecodable bytes: nothing proven (Go's functions without FDEs kept) */
+	/*
+	 * With proven_opts.check, the safety invariant of the plan against
+	 * the FDE rule's plan of the same file, page by page:
+	 *  - lifted: execute-only here, readable under the FDE rule.  Each
+	 *    such page must be one the FDE rule keeps readable only for data
+	 *    in text ("not covered by any FDE"), and every byte of its
+	 *    executable sections must be FDE-covered or proven code, or in a
+	 *    run of padding (rule/fill.h, as the page rule reads it);
+	 *  - taken: readable here, execute-only under the FDE rule; each such
+	 *    page must be one the code is seen to read (or, in a Go program
+	 *    without FDEs, outside Go's functions);
+	 *  - no page the code is seen to read is execute-only.
+	 * A page that breaks it counts in violations; check_msg says the first.
+	 */
+	uint64_t check_lifted, check_taken, check_violations;
+	char check_msg[160];
 };
 
 /*

@@ -197,22 +197,19 @@ static int plan_closure(struct image *prog, struct plan *pplan0, struct plan *ip
 }
 
 /*
- * --update-cache [PATH...]: root only, since xoload trusts nothing else's
- * entries (run/plancache.c); the directory is XOLOAD_CACHE_DIR's or the default.
+ * --update-cache --rule=proven: the proven-code rule needs a decoder and
+ * libelf, which xoplan does not carry; xoplan-proven (tools/provenwrite.c),
+ * installed beside it, does the same with that rule.
  */
-static int update_plan_cache(int n, char **paths, bool wait)
+static void __attribute__((noreturn)) exec_proven_writer(char **argv)
 {
-	const char *dir = getenv(XOC_DIR_ENV);
+	static char path[PATH_MAX];
 	char err[PATH_MAX + 200];
 
-	if (!dir || !*dir)
-		dir = XOC_DIR;
-	if (geteuid() != 0) {
-		snprintf(err, sizeof(err), "--update-cache: only root writes the plan cache (%s): "
-			 "xoload uses no entry that root did not write", dir);
-		die(1, err);
-	}
-	return cache_update(dir, paths, n, wait, 0);
+	next_to_self(path, "xoplan-proven", XOLOAD_XOPLAN_DEFAULT "-proven");
+	execv(path, argv);
+	snprintf(err, sizeof(err), "--update-cache --rule=proven needs %s: %s", path, strerror(errno));
+	die(errno == ENOENT ? 127 : 126, err);
 }
 
 int main(int argc, char **argv, char **envp)
@@ -233,6 +230,7 @@ int main(int argc, char **argv, char **envp)
 		{ "no-cache", no_argument, NULL, 'C' },
 		{ "update-cache", no_argument, NULL, 'U' },
 		{ "no-wait", no_argument, NULL, 'W' },
+		{ "rule", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct image prog, interp;
@@ -240,7 +238,7 @@ int main(int argc, char **argv, char **envp)
 	char err[PATH_MAX + 200];
 	unsigned int flags = 0;
 	bool plan_only = false, kernel_mode = false, no_deps = false, update_cache = false, no_wait = false;
-	const char *argv0 = NULL, *rfmt = NULL, *sfmt = NULL;
+	const char *argv0 = NULL, *rfmt = NULL, *sfmt = NULL, *rule = NULL;
 	int c, rc;
 
 	/* --set-xattr, --get-xattr, --clear-xattr FILE...: nothing runs (xattr.c). */
@@ -289,6 +287,7 @@ int main(int argc, char **argv, char **envp)
 		case 'C': run_no_cache(); break;
 		case 'U': update_cache = true; break;
 		case 'W': no_wait = true; break;
+		case 'R': rule = optarg; break;
 		case '0': argv0 = optarg; break;
 		case 'a': snprintf(audit_path, sizeof(audit_path), "%s", optarg); break;
 		case 'h': fputs(usage, stdout); return 0;
@@ -298,8 +297,14 @@ int main(int argc, char **argv, char **envp)
 	}
 	if (no_wait && !update_cache)
 		die(2, "--no-wait: only with --update-cache (see --help)");
+	if (rule && !update_cache)
+		die(2, "--rule: only with --update-cache (see --help)");
+	if (rule && strcmp(rule, "fde") && strcmp(rule, "proven"))
+		die(2, "--rule takes 'fde' (the default) or 'proven'");
+	if (update_cache && rule && !strcmp(rule, "proven"))
+		exec_proven_writer(argv);
 	if (update_cache)
-		return update_plan_cache(argc - optind, argv + optind, !no_wait);
+		return cache_update_cmd(argc - optind, argv + optind, !no_wait, NULL);
 	if (optind >= argc)
 		die(2, "no program given (see --help)");
 	if (no_deps && !plan_only)

@@ -5,7 +5,7 @@
  * never by xoload).
  *
  *   xoproven [--decoder=capstone|llvm] [--reloc=none|walk] [--lea-roots] [--no-reads] [--trace]
- *            [--plan[=human|tsv|json]] FILE...|-
+ *            [--plan[=human|tsv|json] | --check] FILE...|-
  *
  * One line per x86-64 executable or shared object (tab-separated):
  *   object FILE exec_pages fde_xo_pages proven_xo_pages code_bytes fde_xo_code proven_xo_code
@@ -20,6 +20,10 @@
  * roots, --lea-roots lea targets and --no-reads drops the read check: all
  * three are unsafe and there for the tests and the measurements.  --trace
  * prints each read the check sees: "read rip|lea FROM TARGET" (hex).
+ * --check prints instead the proven plan's safety invariant against the
+ * FDE rule's plan (proven.h, check_*): "check FILE lifted=N taken=N
+ * violations=N [the first]", then "check-total ...", status 1 if any
+ * object breaks it.
  * Files that are not x86-64 executables or shared objects are skipped
  * (counted).  Exit status: 0; 1 if a file could not be opened or planned
  * (one line each on stderr); 2 usage.
@@ -42,7 +46,7 @@
 
 static const char usage[] =
 "usage: xoproven [--decoder=capstone|llvm] [--reloc=none|walk] [--lea-roots] [--no-reads] [--trace]\n"
-"                [--plan[=human|tsv|json]] FILE...|-\n";
+"                [--plan[=human|tsv|json] | --check] FILE...|-\n";
 
 static struct plan fde, prv;
 static struct dec *dec;
@@ -51,6 +55,7 @@ static enum report_fmt plan_fmt;
 static bool plan_only;
 static unsigned long long tot[6], troots[NROOT], tkept, tdropped, tfde, tproven, treads, tundec;
 static unsigned long objects, failed, skipped;
+static unsigned long long tlifted, ttaken, tviol, violators;
 
 static void one(const char *file)
 {
@@ -81,6 +86,18 @@ static void one(const char *file)
 	}
 	if (plan_only) {
 		report_plan(file, &prv, 0, plan_fmt);
+		close(fd);
+		return;
+	}
+	if (opts.check) {
+		printf("check\t%s\tlifted=%llu\ttaken=%llu\tviolations=%llu%s%s\n", file,
+		       (unsigned long long)st.check_lifted, (unsigned long long)st.check_taken,
+		       (unsigned long long)st.check_violations, st.check_violations ? "\t" : "", st.check_msg);
+		objects++;
+		tlifted += st.check_lifted;
+		ttaken += st.check_taken;
+		tviol += st.check_violations;
+		violators += st.check_violations > 0;
 		close(fd);
 		return;
 	}
@@ -141,6 +158,8 @@ int main(int argc, char **argv)
 			opts.no_reads = true;
 		else if (!strcmp(a, "--trace"))
 			opts.trace = stdout;
+		else if (!strcmp(a, "--check"))
+			opts.check = true;
 		else if (!strcmp(a, "--plan") || !strcmp(a, "--plan=human"))
 			plan_only = true, plan_fmt = REPORT_HUMAN;
 		else if (!strcmp(a, "--plan=tsv"))
@@ -160,6 +179,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	each_file(argc - i, argv + i, one);
+	if (opts.check) {
+		printf("check-total\tdecoder %s\tobjects %lu\tskipped %lu\tfailed %lu\tlifted %llu\ttaken %llu\t"
+		       "violations %llu in %llu objects\n", dec_name(backend), objects, skipped, failed, tlifted, ttaken,
+		       tviol, violators);
+		dec_close(dec);
+		return failed || tviol ? 1 : 0;
+	}
 	if (!plan_only)
 		printf("total\tdecoder %s\treloc %s\tobjects %lu\tskipped %lu\tfailed %lu\tpages %llu\tfde-xo %llu (%.2f%%)\t"
 		       "proven-xo %llu (%.2f%%)\tcode-bytes %llu\tfde-xo %llu (%.2f%%)\tproven-xo %llu (%.2f%%)\t"
