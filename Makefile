@@ -160,7 +160,7 @@ XO_PLAN    := xoloader/ref/elfplan.c $(XO_RT)
 XO_RUN     := xoloader/run/runpath.c xoloader/run/load.c xoloader/run/carve.c $(XO_RT)
 XO_LOADER  := xoloader/run/preload.c $(XO_RUN)
 XO_XOPLAN  := xoloader/tools/xoplan.c xoloader/tools/deps.c xoloader/tools/apply.c xoloader/tools/cachewrite.c \
-	      xoloader/tools/xattr.c $(XO_RUN)
+	      xoloader/tools/xattr.c xoloader/tools/fromlog.c $(XO_RUN)
 # xoload has no libc: its own _start and system calls, no TLS, and only
 # R_X86_64_RELATIVE relocations, which it applies itself (preload.c);
 # -fno-tree-loop-distribute-patterns: no memset() call made of its memset().
@@ -322,10 +322,10 @@ $(BUILD)/host/xoload-main.o: xoloader/tools/xoplan.c $(XO_HDRS)
 
 $(XO_FUZZ): xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/runpath.c xoloader/run/load.c xoloader/run/carve.c \
 	    xoloader/tools/deps.c xoloader/ref/elfplan.c xoloader/tools/apply.c xoloader/tools/cachewrite.c \
-	    xoloader/tools/xattr.c xoloader/ref/plancmp.c $(XO_RT) $(XO_HDRS)
+	    xoloader/tools/xattr.c xoloader/tools/fromlog.c xoloader/ref/plancmp.c $(XO_RT) $(XO_HDRS)
 	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/runpath.c xoloader/run/carve.c \
 		xoloader/run/load.c xoloader/tools/deps.c xoloader/ref/elfplan.c xoloader/tools/apply.c xoloader/tools/cachewrite.c \
-		xoloader/tools/xattr.c xoloader/ref/plancmp.c $(XO_RT) -lelf
+		xoloader/tools/xattr.c xoloader/tools/fromlog.c xoloader/ref/plancmp.c $(XO_RT) -lelf
 
 # The analysis tools' decoder (xoloader/tools/decode.c, issue 26): capstone 4
 # in every build; on the host also LLVM 14's C disassembler (llvm-14-dev,

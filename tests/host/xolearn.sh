@@ -3,7 +3,8 @@
 # into each file's readable page ranges.  Runs on the host; prints TAP
 # framed like a guest test program.
 #
-# Proves, on one log with dmesg timestamps, a console line, journalctl -k
+# Proves, on one log (tests/host/xolearn.log, which xoplan_fromlog.sh
+# reads too) with dmesg timestamps, a console line, journalctl -k
 # prefixes and noise: the learn lines are found wherever they are in a
 # line; pages of each file are merged where they touch (0x1000 + 0x2000 ->
 # one range), kept apart where they do not, listed once when logged twice
@@ -12,8 +13,9 @@
 # space, a backslash and a non-ASCII byte comes out escaped as the kernel
 # escapes it (one word), and a deleted file keeps its "\040(deleted)";
 # --pid keeps one process's lines; --sites names the first reader of each
-# page; a "file=?" line, a malformed line and a "callbacks suppressed"
-# line are reported on stderr and change nothing; no learn line at all is
+# page; a "file=?" line, a malformed line (a bad number, an offset not
+# page-aligned) and a "callbacks suppressed" line are reported on stderr
+# and change nothing; no learn line at all is
 # an empty result and exit 0; an unreadable log is exit 1, a bad option 2.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,22 +24,8 @@ xolearn=$top/scripts/xolearn
 tap_init xolearn
 tmp=$(mktemp -d /tmp/xo-xolearn.XXXXXX); trap 'rm -rf "$tmp"' EXIT
 
-cat > "$tmp/log" <<'LOG'
-[    0.000000] Linux version 6.1.192 (xonly)
-[    0.412000] mmap: xonly=learn: file-backed code of every process is execute-only, its data reads are logged and let through
-[    3.100001] xonly learn: comm=openssl pid=120 file=/usr/lib/x86_64-linux-gnu/libcrypto.so.3 offset=0x1c3000 size=0x1000 ip_file=/usr/lib/x86_64-linux-gnu/libcrypto.so.3 ip_offset=0x1c2a4f
-[    3.100002] xonly learn: comm=openssl pid=120 file=/usr/lib/x86_64-linux-gnu/libcrypto.so.3 offset=0x1c2000 size=0x1000 ip_file=/usr/lib/x86_64-linux-gnu/libcrypto.so.3 ip_offset=0x1c2a60
-[    3.100003] xonly learn: comm=openssl pid=120 file=/usr/lib/x86_64-linux-gnu/libcrypto.so.3 offset=0x1d0000 size=0x1000 ip_file=/usr/lib/x86_64-linux-gnu/libcrypto.so.3 ip_offset=0x1cffe0
-[    3.200000] random: crng init done
-Dec 05 14:00:01 host kernel: xonly learn: comm=openssl pid=121 file=/usr/lib/x86_64-linux-gnu/libcrypto.so.3 offset=0x1c3000 size=0x1000 ip_file=/usr/lib/x86_64-linux-gnu/libcrypto.so.3 ip_offset=0x1c2a4f
-<6>[    3.300000] xonly learn: comm=my\040prog pid=122 file=/opt/a\040b\134c\303\251/prog offset=0x0 size=0x1000 ip_file=/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 ip_offset=0x1234
-[    3.300001] xonly learn: comm=noseparate pid=123 file=/tmp/x\040(deleted) offset=0x2000 size=0x1000 ip_file=- ip_offset=0x7f0012345678
-[    3.300002] xonly learn: comm=jit pid=124 file=/dev/hugepages/code offset=0x200000 size=0x200000 ip_file=/usr/bin/jit ip_offset=0x1000
-[    3.300003] xonly learn: comm=long pid=125 file=? offset=0x5000 size=0x1000 ip_file=? ip_offset=0x10
-[    3.300004] xonly learn: comm=bad pid=126 file=/usr/bin/bad offset=zz size=0x1000 ip_file=- ip_offset=0x0
-[    8.000000] xonly_learn_log: 7 callbacks suppressed
-[    8.000001] xonly learn: comm=openssl pid=120 file=/usr/lib/x86_64-linux-gnu/libcrypto.so.3 offset=0x1c4000 size=0x1000 ip_file=/usr/lib/x86_64-linux-gnu/libcrypto.so.3 ip_offset=0x1c2a4f
-LOG
+log=$top/tests/host/xolearn.log	# shared with xoplan_fromlog.sh
+cp "$log" "$tmp/log"
 
 out=$("$xolearn" "$tmp/log" 2> "$tmp/err"); st=$?
 want='/dev/hugepages/code 0x200000-0x400000
@@ -52,9 +40,11 @@ grep -q 'file whose path the kernel did not log' "$tmp/err"
 ok $? "a file=? line is reported on stderr"
 grep -q ':12: not a learn line' "$tmp/err"
 ok $? "a malformed line is reported on stderr with its line number"
+grep -q ':15: not a learn line' "$tmp/err"
+ok $? "a page offset that is not page-aligned is malformed: the kernel logs whole pages"
 grep -q 'suppressed 7 learn lines' "$tmp/err"
 ok $? "a 'callbacks suppressed' line is reported: pages are missing"
-[ "$(wc -l < "$tmp/err")" = 3 ]
+[ "$(wc -l < "$tmp/err")" = 4 ]
 ok $? "nothing else on stderr ($(wc -l < "$tmp/err") lines)"
 
 out=$("$xolearn" < "$tmp/log" 2>/dev/null)

@@ -391,7 +391,7 @@ static int make_dirs(const char *dir)
 int cache_update(const char *dir, char *const *paths, int npaths, bool wait, uint32_t owner,
 		 const struct cache_planner *pl)
 {
-	struct counts c = { 0, 0, 0, 0, 0, 0, 0 };
+	struct counts c = { 0, 0, 0, 0, 0, 0, 0, 0 };
 	struct again again = { NULL, 0, 0 };
 	const char *why;
 	size_t k;

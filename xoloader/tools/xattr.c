@@ -30,16 +30,12 @@
 #include "../run/rtplan.h"
 #include "xattr.h"
 
-#define PAGE		4096u	/* the plan's unit: x86-64's page, as the kernel's */
+#define PAGE		XATTR_PAGE
 #define PHNUM_MAX	128	/* the kernel reads no more program headers */
 #define NOTES_MAX	4096	/* ... and no more of each PT_NOTE */
 #define PLAN_MAX	(XONLY_PLAN_HDR + XONLY_PLAN_ID_MAX + 16 * XONLY_PLAN_RANGES_MAX)
 
-struct range {
-	uint64_t start, end;
-};
-
-static uint64_t page_up(uint64_t x)
+uint64_t xattr_page_up(uint64_t x)
 {
 	return (x + PAGE - 1) & ~(uint64_t)(PAGE - 1);
 }
@@ -93,11 +89,7 @@ static int build_id(int fd, uint8_t id[XONLY_PLAN_ID_MAX])
 	return 0;
 }
 
-/*
- * The readable pages of @fd's PF_X segments by file offset, sorted and
- * merged, in @r: their number, or -1 with @err set.
- */
-static int readable_ranges(int fd, uint64_t size, struct range *r, char *err, size_t errlen)
+int xattr_fde_ranges(int fd, uint64_t size, struct xrange *r, char *err, size_t errlen)
 {
 	static struct plan p;
 	static Elf64_Phdr ph[PHNUM_MAX];
@@ -105,7 +97,7 @@ static int readable_ranges(int fd, uint64_t size, struct range *r, char *err, si
 	int n = 0, i, k;
 
 	if (!read_phdrs(fd, &eh, ph)) {
-		snprintf(err, errlen, "not a 64-bit little-endian ELF file with at most %d program headers", PHNUM_MAX);
+		snprintf(err, errlen, XATTR_NOT_ELF);
 		return -1;
 	}
 	if (rtplan_build(fd, PAGE, &p)) {
@@ -123,9 +115,9 @@ static int readable_ranges(int fd, uint64_t size, struct range *r, char *err, si
 				uint64_t off0 = ph[k].p_offset & ~(uint64_t)(PAGE - 1);
 
 				if (ph[k].p_type != PT_LOAD || !(ph[k].p_flags & PF_X) || va < va0 ||
-				    va >= page_up(ph[k].p_vaddr + ph[k].p_filesz))
+				    va >= xattr_page_up(ph[k].p_vaddr + ph[k].p_filesz))
 					continue;
-				if (off0 + (va - va0) >= page_up(size))
+				if (off0 + (va - va0) >= xattr_page_up(size))
 					break;
 				if (n && r[n - 1].end == off0 + (va - va0)) {
 					r[n - 1].end += PAGE;
@@ -176,37 +168,34 @@ static void print_ranges(const uint8_t *r, int n)
 		printf(" 0x%" PRIx64 "-0x%" PRIx64, get_le(r + 16 * i, 8), get_le(r + 16 * i + 8, 8));
 }
 
-static int set_one(const char *path, int fd, uint64_t size)
+int xattr_write_plan(const char *name, int fd, uint64_t size, const struct xrange *r, int n)
 {
-	static struct range r[XONLY_PLAN_RANGES_MAX];
 	static uint8_t v[PLAN_MAX];
 	uint8_t id[XONLY_PLAN_ID_MAX];
-	char err[256];
-	int n, idlen, i;
+	int idlen, i;
 	size_t len;
 
-	n = readable_ranges(fd, size, r, err, sizeof(err));
-	if (n < 0) {
-		fprintf(stderr, "xoload: %s: %s: no plan set\n", path, err);
-		return 1;
-	}
 	if (n == 0) {
 		/* Nothing to keep readable: xonly mode maps it right as it is. */
-		if (removexattr(path, XONLY_PLAN_XATTR) && errno != ENODATA) {
-			fprintf(stderr, "xoload: %s: cannot remove %s: %s\n", path, XONLY_PLAN_XATTR, strerror(errno));
+		if (fremovexattr(fd, XONLY_PLAN_XATTR) && errno != ENODATA) {
+			fprintf(stderr, "xoload: %s: cannot remove %s: %s\n", name, XONLY_PLAN_XATTR, strerror(errno));
 			return 1;
 		}
-		printf("%s: no page needs to stay readable: no plan\n", path);
+		printf("%s: no page needs to stay readable: no plan\n", name);
 		return 0;
 	}
-	if (n == 1 && r[0].start == 0 && r[0].end == page_up(size)) {
+	if (n > XONLY_PLAN_RANGES_MAX) {
+		fprintf(stderr, "xoload: %s: more than %d readable ranges: no plan set\n", name, XONLY_PLAN_RANGES_MAX);
+		return 1;
+	}
+	if (n == 1 && r[0].start == 0 && r[0].end >= xattr_page_up(size)) {
 		fprintf(stderr, "xoload: %s: every page would stay readable, a plan the kernel refuses: no plan set\n",
-			path);
+			name);
 		return 1;
 	}
 	idlen = build_id(fd, id);
 	if (!idlen) {
-		fprintf(stderr, "xoload: %s: has no GNU build-id, which the kernel binds a plan to: no plan set\n", path);
+		fprintf(stderr, "xoload: %s: has no GNU build-id, which the kernel binds a plan to: no plan set\n", name);
 		return 1;
 	}
 	memcpy(v, XONLY_PLAN_MAGIC, 4);
@@ -220,14 +209,51 @@ static int set_one(const char *path, int fd, uint64_t size)
 		put_le(v + XONLY_PLAN_HDR + idlen + 16 * i + 8, r[i].end, 8);
 	}
 	len = XONLY_PLAN_HDR + (size_t)idlen + 16 * (size_t)n;
-	if (setxattr(path, XONLY_PLAN_XATTR, v, len, 0)) {
-		fprintf(stderr, "xoload: %s: cannot set %s: %s\n", path, XONLY_PLAN_XATTR, strerror(errno));
+	/* By the descriptor: the plan lands on the file its pages were read from. */
+	if (fsetxattr(fd, XONLY_PLAN_XATTR, v, len, 0)) {
+		int e = errno;
+
+		fprintf(stderr, "xoload: %s: cannot set %s: %s", name, XONLY_PLAN_XATTR, strerror(e));
+		/* ext4 without ea_inode keeps no more than a block: about 250 ranges. */
+		if (e == ENOSPC || e == E2BIG)
+			fprintf(stderr, " (the plan, %zu bytes, is more than this filesystem keeps in an attribute)", len);
+		fputc('\n', stderr);
 		return 1;
 	}
-	printf("%s: plan set, readable:", path);
+	printf("%s: plan set, readable:", name);
 	print_ranges(v + XONLY_PLAN_HDR + idlen, n);
 	printf("\n");
 	return 0;
+}
+
+static int set_one(const char *path, int fd, uint64_t size)
+{
+	static struct xrange r[XONLY_PLAN_RANGES_MAX];
+	char err[256];
+	int n = xattr_fde_ranges(fd, size, r, err, sizeof(err));
+
+	if (n < 0) {
+		fprintf(stderr, "xoload: %s: %s: no plan set\n", path, err);
+		return 1;
+	}
+	return xattr_write_plan(path, fd, size, r, n);
+}
+
+int xattr_exec_segments(int fd, struct xrange *seg, int max)
+{
+	static Elf64_Phdr ph[PHNUM_MAX];
+	Elf64_Ehdr eh;
+	int i, n = 0;
+
+	if (!read_phdrs(fd, &eh, ph))
+		return -1;
+	for (i = 0; i < eh.e_phnum && n < max; i++)
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
+			seg[n].start = ph[i].p_offset & ~(uint64_t)(PAGE - 1);
+			seg[n].end = xattr_page_up(ph[i].p_offset + ph[i].p_filesz);
+			n++;
+		}
+	return n;
 }
 
 /* Print the plan of @path and whether it still fits the file, as the kernel judges it. */
@@ -286,6 +312,16 @@ int xattr_main(int argc, char **argv)
 	if (argc < 3) {
 		fprintf(stderr, "xoload: %s: no file given (see --help)\n", argv[1]);
 		return 2;
+	}
+	for (i = 2; i < argc; i++) {
+		/* The log's options belong right after --set-xattr: never taken for a FILE. */
+		if (!strncmp(argv[i], "--from-log", 10) || !strcmp(argv[i], "--log-only")) {
+			if (op == SET && i == 2)
+				return fromlog_main(argc - 2, argv + 2);
+			fprintf(stderr, "xoload: %s: only right after --set-xattr, as --set-xattr --from-log LOG "
+				"[--log-only] [FILE...] (see --help)\n", argv[i]);
+			return 2;
+		}
 	}
 	for (i = 2; i < argc; i++) {
 		const char *path = argv[i];
