@@ -15,7 +15,8 @@
 #    stdout; a cached program left alone stays a hit;
 #  - "configure" after an upgrade of the planner (every entry's rule id
 #    rewritten, checksum made right: an entry of another planner) plans
-#    them all again: hits;
+#    them all again: hits (but not with DPKG_ROOT set: the entries name
+#    paths of the running system);
 #  - an unknown argument: status 1; postrm "remove" keeps the cache,
 #    "purge" removes /var/cache/xonly.
 # Root only (the cache is root's), in a directory chain only root can
@@ -97,6 +98,10 @@ PY
 r=$(look "$x/bin/true")
 [[ $r == *"another planner"* ]]
 ok $? "entries of an older planner: misses ($r)"
+out=$(DPKG_ROOT=$x/target sh "$x/postinst" configure 0.0 2>&1); st=$?
+r=$(look "$x/bin/true")
+[ "$st" = 0 ] && [ -z "$out" ] && [[ $r == *"another planner"* ]]
+ok $? "configure with DPKG_ROOT set (scripts outside the target's root): nothing done (status $st: $r)"
 out=$(sh "$x/postinst" configure 0.0 2>"$x/err"); st=$?
 [ "$st" = 0 ] && [ -z "$out" ] && look "$x/bin/true" | grep -q ': hit$' && look "$x/lib/libz.so.1" | grep -q ': hit$'
 ok $? "configure (xoload upgraded): both planned again with this planner, hits (status $st$(sed 's/^/; /' "$x/err"))"
