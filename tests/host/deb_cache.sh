@@ -67,6 +67,15 @@ out=$(sh "$x/postinst" configure 2>&1); st=$?
 [ "$st" = 0 ] && [ -z "$out" ] && [ ! -e "$x/var" ]
 ok $? "configure without a cache: nothing done, nothing created (status $st${out:+: $out})"
 
+# The cache trusts no chain of directories that others can write: a
+# checkout under one cannot hold the test's cache (as plancache.sh).
+err=$(XOLOAD_CACHE_DIR=$x/probe "$root/usr/bin/xoload" --update-cache 2>&1 >/dev/null)
+rm -rf "$x/probe"
+if [[ $err == *"writable by others than root"* ]]; then
+	skip "$err" "the cache needs a directory chain only root can write"
+	tap_done
+	exit 0
+fi
 mkdir -p "$x/lib" "$x/bin"
 cp /usr/lib/x86_64-linux-gnu/libz.so.1 "$x/lib/libz.so.1" && cp /usr/bin/true "$x/bin/true"
 XOLOAD_CACHE_DIR=$c "$root/usr/bin/xoload" --update-cache "$x/lib/libz.so.1" "$x/bin/true" >/dev/null 2>&1
