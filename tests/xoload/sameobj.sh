@@ -21,7 +21,10 @@ D=/tmp/xoswap
 LIBM=$(readlink -f /lib/x86_64-linux-gnu/libm.so.6)
 n=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - xoload-sameobj: $2"; else echo "not ok $n - xoload-sameobj: $2"; fi; }
-run() { $XO --kernel /usr/bin/env LD_AUDIT=$L/libswapaudit.so:$AUD LD_PRELOAD=$D/libx.so /usr/bin/true 2>$D/err; }
+# bash (as kernel.sh runs it under --kernel) puts the swapper first for /usr/bin/true.
+run() {
+	$XO --kernel /bin/bash -c "LD_AUDIT=$L/libswapaudit.so:$AUD LD_PRELOAD=$D/libx.so exec /usr/bin/true" 2>$D/err
+}
 rm -rf $D && mkdir -p $D
 cp "$LIBM" $D/libx.so
 
