@@ -15,7 +15,7 @@ make -q guest host-tools >/dev/null 2>&1
 ok $? "make guest host-tools is up to date (make -q)"
 uapi=kernel/include/xonly/uapi.h
 for t in build/guest/bin/xoload build/guest/lib/xoaudit.so build/guest/bin/xoscan \
-	build/guest/bench.d/xoload build/host/xoload-main.o build/host/xofuzz \
+	build/guest/bench.d/xoload build/guest/bench.d/xonly_plans build/host/xoload-main.o build/host/xofuzz \
 	build/guest/tests/kernel/pkey_syscalls build/guest/lib/kernel/xonly_probe build/guest/bin/jit-demo; do
 	if ! make -q "$t" >/dev/null 2>&1; then
 		ok 1 "$t is up to date before the check (else the check proves nothing)"
