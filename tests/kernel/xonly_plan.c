@@ -28,6 +28,8 @@
  *    build-id differs ("build-id is not the plan's"), and the file
  *    rewritten after the plan (one byte appended: "size is not the
  *    plan's"), which --get-xattr calls stale too;
+ *  - mapped PROT_EXEC alone (asking for execute-only code), the plan does
+ *    not apply: the table page faults too;
  *  - the table page, readable by the plan, cannot be grown over the
  *    function's with mremap() (EPERM): a plan's pages stay the pages it
  *    names (kernel/patches/KVER/0067);
@@ -229,7 +231,9 @@ static void mmap_child(void *arg)
 	struct stat sb;
 	struct fault f;
 	const unsigned char *base;
+	char tperm[8], fperm[8];
 	int fd = open(TARGET, O_RDONLY);
+	bool hit;
 
 	(void)arg;
 	fault_setup();
@@ -238,13 +242,27 @@ static void mmap_child(void *arg)
 	base = mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
 	if (base == MAP_FAILED)
 		tap_bail("mmap child: mmap: %s", errname(errno));
-	tap_ok(!fault_read8(base + table_off, &f) && base[table_off] == 0x5a,
-	       "mmap path: the table page of the mapping reads (%s)", fault_str(&f));
-	tap_ok(fault_read8(base + fn_off, &f) && f.code == SEGV_PKUERR,
-	       "mmap path: the function page faults SEGV_PKUERR (%s)", fault_str(&f));
-	tap_ok(!strcmp(maps_perms(base + table_off), "r-xp") && !strcmp(maps_perms(base + fn_off), "--xp"),
-	       "mmap path: the table page is r-xp, the function page --xp (%s, %s)", maps_perms(base + table_off),
-	       maps_perms(base + fn_off));
+	/* Each result is taken before it is printed: arguments are evaluated in no set order. */
+	hit = fault_read8(base + table_off, &f);
+	tap_ok(!hit && base[table_off] == 0x5a, "mmap path: the table page of the mapping reads (%s)", fault_str(&f));
+	hit = fault_read8(base + fn_off, &f);
+	tap_ok(hit && f.code == SEGV_PKUERR, "mmap path: the function page faults SEGV_PKUERR (%s)", fault_str(&f));
+	snprintf(tperm, sizeof(tperm), "%s", maps_perms(base + table_off));
+	snprintf(fperm, sizeof(fperm), "%s", maps_perms(base + fn_off));
+	tap_ok(!strcmp(tperm, "r-xp") && !strcmp(fperm, "--xp"),
+	       "mmap path: the table page is r-xp, the function page --xp (%s, %s)", tperm, fperm);
+	/* PROT_EXEC alone asked for execute-only code: no plan applies. */
+	{
+		const unsigned char *xo = mmap(NULL, (size_t)sb.st_size, PROT_EXEC, MAP_PRIVATE, fd, 0);
+
+		if (xo == MAP_FAILED)
+			tap_bail("mmap child: mmap(PROT_EXEC): %s", errname(errno));
+		f.hit = false;
+		hit = fault_read8(xo + table_off, &f);
+		tap_ok(hit && f.code == SEGV_PKUERR,
+		       "mmap path: the same file mapped PROT_EXEC alone: the table page faults SEGV_PKUERR too (%s)",
+		       fault_str(&f));
+	}
 	/* Grown by a page, the table's mapping would map the function's page readable. */
 	{
 		void *r = fn_off == table_off + PAGE ?

@@ -30,7 +30,9 @@
  * readable page of file code (pkey_mprotect(PROT_READ|PROT_EXEC, 0) at the
  * plain level, the carve at the strict level) over the next page of the
  * file is EPERM (0067): it would map that page readable; growing the
- * execute-only page is allowed and stays execute-only.
+ * execute-only page is allowed and stays execute-only, so is growing
+ * shared anonymous PROT_READ|PROT_EXEC memory (a JIT's), and growing the
+ * program's own first mapping (of the file execve() opened) is EPERM.
  * The carve-out of loaders: a program exec'd after PR_XONLY_EXEC_CARVE
  * may pkey_mprotect(PROT_READ|PROT_EXEC, 0) its code at the strict level,
  * the process that asked for it may not.
@@ -516,6 +518,26 @@ static void test_remap(void)
 	close(fd);
 }
 
+/* The first page of the program's file as execve() mapped it: offset 0. */
+static unsigned char *first_exe_mapping(void)
+{
+	char exe[256], line[512], path[256];
+	unsigned long lo, hi, off;
+	unsigned char *at = NULL;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (n <= 0 || !f)
+		return NULL;
+	exe[n] = 0;
+	while (!at && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &lo, &hi, &off, path) == 4 && off == 0 &&
+		    !strcmp(path, exe))
+			at = (unsigned char *)lo;
+	fclose(f);
+	return at;
+}
+
 /*
  * Two pages of file code, the first made readable: mremap() must not grow
  * it over the second, which it would map readable; the second, execute-only,
@@ -555,6 +577,24 @@ static void test_remap_grow(void)
 	       "plain: mremap() growing the execute-only page: allowed, execute-only with key %d (%s, a read %s)",
 	       r == MAP_FAILED ? -1 : smaps_pkey(r), r == MAP_FAILED ? errname(e) : "moved",
 	       r == MAP_FAILED ? "-" : fault_str(&f));
+
+	/* Anonymous shared memory (a JIT's) is the program's own: it grows. */
+	code = mmap(NULL, sizeof(page_img), PROT_READ | PROT_EXEC, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	r = code == MAP_FAILED ? MAP_FAILED : mremap(code, sizeof(page_img), 2 * sizeof(page_img), MREMAP_MAYMOVE);
+	e = errno;
+	tap_ok(code != MAP_FAILED && r != MAP_FAILED,
+	       "plain: mremap() growing shared anonymous PROT_READ|PROT_EXEC memory: allowed (%s)",
+	       r == MAP_FAILED ? errname(e) : "grown");
+
+	/* The program's own file, which execve() may have mapped unreadable to the user. */
+	r = first_exe_mapping();
+	if (!r)
+		tap_bail("setup: no mapping of /proc/self/exe at offset 0");
+	r = mremap(r, sizeof(page_img), 2 * sizeof(page_img), MREMAP_MAYMOVE);
+	e = errno;
+	tap_ok(r == MAP_FAILED && e == EPERM,
+	       "plain: mremap() growing the first mapping of the program's file (execve()'s, offset 0): EPERM (got %s)",
+	       r == MAP_FAILED ? errname(e) : "grown");
 }
 
 /* --- the carve-out of loaders (PR_XONLY_EXEC_CARVE) ----------------------- */
