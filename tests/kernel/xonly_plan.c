@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xonly_plan - plans the kernel applies: the trusted.xonly attribute of a
- * file names the pages of it that xonly mode keeps readable (kernel/wip/
+ * file names the pages of it that xonly mode keeps readable (kernel/patches/
  * KVER/0072, issue 24 step 2), written by xoload --set-xattr (xoplan).
  *
  * The target, /xonly/lib/kernel/xoplan_target copied to /tmp (tmpfs, with
@@ -28,6 +28,21 @@
  *    build-id differs ("build-id is not the plan's"), and the file
  *    rewritten after the plan (one byte appended: "size is not the
  *    plan's"), which --get-xattr calls stale too;
+ *  - mapped PROT_EXEC alone (asking for execute-only code), the plan does
+ *    not apply: the table page faults too;
+ *  - the table page, readable by the plan, cannot be grown over the
+ *    function's with mremap() (EPERM): a plan's pages stay the pages it
+ *    names (kernel/patches/KVER/0067);
+ *  - a planned file opened O_WRONLY and mmap()ed PROT_EXEC: EACCES, as
+ *    without a plan, and the kernel neither reads the plan (no line) nor
+ *    WARNs (the plan is read before do_mmap() checks the file mode);
+ *  - through an overlay (lower layers only) the plan of the lower file
+ *    applies: overlayfs puts the real file in the VMA, which the kernel
+ *    must not take for another file;
+ *  - on a tmpfs mounted in a user namespace the plan, set by root of the
+ *    initial namespace, is refused with its line ("mounted in a user
+ *    namespace"): such a filesystem's image or server could supply any
+ *    trusted.xonly;
  *  - an unprivileged user (uid 65534, no capabilities) can neither set nor
  *    remove the attribute (EPERM), and xoplan --set-xattr fails for it;
  *  - outside xonly mode a plan changes nothing: the function reads.
@@ -41,7 +56,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -214,7 +231,9 @@ static void mmap_child(void *arg)
 	struct stat sb;
 	struct fault f;
 	const unsigned char *base;
+	char tperm[8], fperm[8];
 	int fd = open(TARGET, O_RDONLY);
+	bool hit;
 
 	(void)arg;
 	fault_setup();
@@ -223,26 +242,200 @@ static void mmap_child(void *arg)
 	base = mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
 	if (base == MAP_FAILED)
 		tap_bail("mmap child: mmap: %s", errname(errno));
-	tap_ok(!fault_read8(base + table_off, &f) && base[table_off] == 0x5a,
-	       "mmap path: the table page of the mapping reads (%s)", fault_str(&f));
-	tap_ok(fault_read8(base + fn_off, &f) && f.code == SEGV_PKUERR,
-	       "mmap path: the function page faults SEGV_PKUERR (%s)", fault_str(&f));
-	tap_ok(!strcmp(maps_perms(base + table_off), "r-xp") && !strcmp(maps_perms(base + fn_off), "--xp"),
-	       "mmap path: the table page is r-xp, the function page --xp (%s, %s)", maps_perms(base + table_off),
-	       maps_perms(base + fn_off));
+	/* Each result is taken before it is printed: arguments are evaluated in no set order. */
+	hit = fault_read8(base + table_off, &f);
+	tap_ok(!hit && base[table_off] == 0x5a, "mmap path: the table page of the mapping reads (%s)", fault_str(&f));
+	hit = fault_read8(base + fn_off, &f);
+	tap_ok(hit && f.code == SEGV_PKUERR, "mmap path: the function page faults SEGV_PKUERR (%s)", fault_str(&f));
+	snprintf(tperm, sizeof(tperm), "%s", maps_perms(base + table_off));
+	snprintf(fperm, sizeof(fperm), "%s", maps_perms(base + fn_off));
+	tap_ok(!strcmp(tperm, "r-xp") && !strcmp(fperm, "--xp"),
+	       "mmap path: the table page is r-xp, the function page --xp (%s, %s)", tperm, fperm);
+	/* PROT_EXEC alone asked for execute-only code: no plan applies. */
+	{
+		const unsigned char *xo = mmap(NULL, (size_t)sb.st_size, PROT_EXEC, MAP_PRIVATE, fd, 0);
+
+		if (xo == MAP_FAILED)
+			tap_bail("mmap child: mmap(PROT_EXEC): %s", errname(errno));
+		f.hit = false;
+		hit = fault_read8(xo + table_off, &f);
+		tap_ok(hit && f.code == SEGV_PKUERR,
+		       "mmap path: the same file mapped PROT_EXEC alone: the table page faults SEGV_PKUERR too (%s)",
+		       fault_str(&f));
+	}
+	/* Grown by a page, the table's mapping would map the function's page readable. */
+	{
+		void *r = fn_off == table_off + PAGE ?
+			  mremap((void *)(base + table_off), PAGE, 2 * PAGE, MREMAP_MAYMOVE) : MAP_FAILED;
+		int e = errno;
+
+		if (fn_off != table_off + PAGE)
+			tap_bail("mmap child: the function is not on the page after the table");
+		if (r != MAP_FAILED)
+			fault_read8((unsigned char *)r + PAGE, &f);
+		tap_ok(r == MAP_FAILED && e == EPERM,
+		       "mmap path: mremap() growing the plan's table page over the function's: EPERM (got %s%s)",
+		       r == MAP_FAILED ? errname(e) : "0, the function's page ",
+		       r == MAP_FAILED ? "" : f.hit ? "faults" : "READS");
+	}
+}
+
+/*
+ * A planned file open O_WRONLY, mapped PROT_EXEC in xonly mode: do_mmap()
+ * refuses it (EACCES), and the plan is not read on the way (no line, no
+ * WARN from kernel_read() of a file not open for reading).
+ */
+static bool names_warning(const char *line)
+{
+	return strstr(line, "WARNING:") || (strstr(line, "xonly plan: ") && strstr(line, want_pid));
+}
+
+static void wronly_child(void *arg)
+{
+	int fd = open(TARGET, O_WRONLY);
+	void *p;
+	int e;
+
+	(void)arg;
+	if (fd < 0 || enter_xonly())
+		tap_bail("write-only child: setup: %s", errname(errno));
+	p = mmap(NULL, PAGE, PROT_EXEC, MAP_PRIVATE, fd, 0);
+	e = errno;
+	snprintf(want_pid, sizeof(want_pid), " pid=%d ", getpid());
+	tap_ok(p == MAP_FAILED && e == EACCES && !klog_line(names_warning),
+	       "a planned file open O_WRONLY, mmap(PROT_EXEC): %s, no plan line and no WARNING in the log",
+	       p == MAP_FAILED ? errname(e) : "mapped");
+}
+
+static bool names_reason_line(const char *line)
+{
+	return strstr(line, "xonly plan: comm=xoplan.target ") && strstr(line, want_pid) &&
+	       strstr(line, want_reason);
+}
+
+/* Run @path read in xonly mode: its exit (0 read, 3 SEGV_PKUERR), its pid. */
+static int path_read(const char *path, const char *what, pid_t *pid)
+{
+	char *argv[] = { (char *)"xoplan_target", (char *)what, NULL };
+	int st = run_prog(path, argv, true, NULL, 0, pid);
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/*
+ * The target with its plan on the lower layer of an overlay: run through the
+ * overlay, the table reads and the function faults, as on the file itself.
+ */
+static void overlay_row(const uint8_t *v, size_t len)
+{
+	const char *lower = "/tmp/xoplan.lower", *empty = "/tmp/xoplan.empty", *merged = "/tmp/xoplan.merged";
+	char file[64];
+	int r, rf;
+
+	snprintf(file, sizeof(file), "%s/xoplan.target", lower);
+	if ((mkdir(lower, 0755) && errno != EEXIST) || (mkdir(empty, 0755) && errno != EEXIST) ||
+	    (mkdir(merged, 0755) && errno != EEXIST) || !copy_file(TARGET_SRC, file) ||
+	    setxattr(file, XONLY_PLAN_XATTR, v, len, 0))
+		tap_bail("overlay: setup of %s: %s", file, errname(errno));
+	if (mount("overlay", merged, "overlay", MS_RDONLY, "lowerdir=/tmp/xoplan.lower:/tmp/xoplan.empty")) {
+		tap_ok(false, "overlay: mount: %s (kernel/xonly.config has CONFIG_OVERLAY_FS)", errname(errno));
+		return;
+	}
+	snprintf(file, sizeof(file), "%s/xoplan.target", merged);
+	r = path_read(file, "read", NULL);
+	rf = path_read(file, "readfn", NULL);
+	tap_ok(r == 0 && rf == 3,
+	       "through an overlay, the lower file's plan applies: the table reads (exit %d), the function faults (exit %d)",
+	       r, rf);
+	umount(merged);
+	snprintf(file, sizeof(file), "%s/xoplan.target", lower);
+	unlink(file);
+	rmdir(lower);
+	rmdir(empty);
+	rmdir(merged);
+}
+
+/* In a new user and mount namespace: a tmpfs at /tmp/xoplan.uns with the target in it; then wait. */
+static int userns_child(void *arg)
+{
+	int *p = arg;
+	char c = 0;
+	int fd;
+
+	close(p[0]);
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
+		return 10;
+	fd = open("/proc/self/setgroups", O_WRONLY);
+	if (fd < 0 || write(fd, "deny", 4) != 4 || close(fd))
+		return 11;
+	fd = open("/proc/self/uid_map", O_WRONLY);
+	if (fd < 0 || write(fd, "0 0 1", 5) != 5 || close(fd))
+		return 12;
+	fd = open("/proc/self/gid_map", O_WRONLY);
+	if (fd < 0 || write(fd, "0 0 1", 5) != 5 || close(fd))
+		return 13;
+	if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("tmpfs", "/tmp/xoplan.uns", "tmpfs", 0, "mode=0755"))
+		return 14;
+	if (!copy_file(TARGET_SRC, "/tmp/xoplan.uns/xoplan.target"))
+		return 15;
+	if (write(p[1], &c, 1) != 1)
+		return 16;
+	pause();
+	return 0;
+}
+
+static void userns_row(const uint8_t *v, size_t len)
+{
+	char file[96], c;
+	int p[2], r, st = 0;
+	pid_t child, pid;
+
+	if (mkdir("/tmp/xoplan.uns", 0755) && errno != EEXIST)
+		tap_bail("user namespace: mkdir: %s", errname(errno));
+	if (pipe(p))
+		tap_bail("pipe: %s", errname(errno));
+	child = fork();
+	if (child == 0)
+		_exit(userns_child(p));
+	close(p[1]);
+	if (child < 0 || read(p[0], &c, 1) != 1) {
+		waitpid(child, &st, 0);
+		tap_ok(false, "user namespace: the child could not mount a tmpfs in one: %s (exit %d)",
+		       status_str(st), WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		close(p[0]);
+		return;
+	}
+	close(p[0]);
+	snprintf(file, sizeof(file), "/proc/%d/root/tmp/xoplan.uns/xoplan.target", child);
+	if (setxattr(file, XONLY_PLAN_XATTR, v, len, 0)) {
+		tap_ok(false, "user namespace: root's setxattr of the plan on %s: %s", file, errname(errno));
+	} else {
+		r = path_read(file, "read", &pid);
+		snprintf(want_pid, sizeof(want_pid), " pid=%d ", pid);
+		snprintf(want_reason, sizeof(want_reason), "ignored: refused: the filesystem was mounted in a user namespace");
+		tap_ok(r == 3 && klog_line(names_reason_line),
+		       "a tmpfs mounted in a user namespace: the plan root set there is refused, the table read faults (exit %d), logged",
+		       r);
+	}
+	kill(child, SIGKILL);
+	waitpid(child, &st, 0);
+	rmdir("/tmp/xoplan.uns");
 }
 
 /*
  * A real program with data in its code: openssl dgst, whose libcrypto has
  * tables in .text.  With plans set by xoload --set-xattr on its closure it
  * runs in xonly mode and prints what sha256sum prints; without them it dies
- * of SIGSEGV, as in tests/xonly-on.skip.  The plans are removed again.
+ * of SIGSEGV.  The plans are removed again, and set again if the boot had
+ * set them (xonly.plans=1: the tests after this one rely on them).
  */
 static void real_program(void)
 {
 	static char files[4096], cmd[4200], out[1024], want[256];
 	char *argv[] = { (char *)"openssl", (char *)"dgst", (char *)"-sha256", (char *)TARGET_SRC, NULL };
 	const char *hex;
+	bool had_plans;
 	FILE *f;
 	size_t n;
 	int st, r;
@@ -257,6 +450,8 @@ static void real_program(void)
 	if (f)
 		pclose(f);
 	tap_ok(strstr(files, "libcrypto.so.3") != NULL, "openssl's closure, from xoload --plan: %s", files);
+	snprintf(cmd, sizeof(cmd), "/xonly/bin/xoload --get-xattr %s 2>/dev/null | grep -q 'fits the file'", files);
+	had_plans = system(cmd) == 0;
 	snprintf(cmd, sizeof(cmd), "sha256sum %s", TARGET_SRC);
 	f = popen(cmd, "r");
 	if (!f || !fgets(want, sizeof(want), f))
@@ -277,6 +472,11 @@ static void real_program(void)
 	st = run_prog("/usr/bin/openssl", argv, true, out, sizeof(out), NULL);
 	tap_ok(r == 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV,
 	       "plans removed: openssl dgst dies of SIGSEGV in xonly mode (%s)", status_str(st));
+	if (had_plans) {
+		snprintf(cmd, sizeof(cmd), "/xonly/bin/xoload --set-xattr %s >/dev/null", files);
+		r = system(cmd);
+		tap_ok(r == 0, "the boot's plans on openssl's closure set again: exit %d", WIFEXITED(r) ? WEXITSTATUS(r) : -1);
+	}
 }
 
 int main(void)
@@ -310,7 +510,7 @@ int main(void)
 	target_read("read", &pid);
 	snprintf(want_pid, sizeof(want_pid), " pid=%d ", pid);
 	if (!klog_line(names_any_plan_line)) {
-		tap_skip("the kernel has no plans (no \"xonly plan:\" line for a malformed one: kernel/wip/ 0072 not applied)",
+		tap_skip("the kernel has no plans (no \"xonly plan:\" line for a malformed one: patch 0072 not applied)",
 			 "xonly plans");
 		return tap_done();
 	}
@@ -339,6 +539,9 @@ int main(void)
 	tap_ok(st == 0 && sscanf(out, "table=r-xp/0 fn=--xp/%d", &r) == 1 && r > 0,
 	       "plan: the table page is r-xp key 0, the function's --xp with the execute-only key (%s)", out);
 	child_tap_ok("mmap path", mmap_child, NULL, 20);
+	child_tap_ok("write-only", wronly_child, NULL, 20);
+	overlay_row(v, (size_t)len);
+	userns_row(v, (size_t)len);
 
 	r = child_status(unprivileged, v, 20);
 	tap_ok(WIFEXITED(r) && WEXITSTATUS(r) == 0,

@@ -26,7 +26,13 @@
  * levels: mremap() moves it and it stays execute-only with its key;
  * mmap(MAP_FIXED, PROT_READ|PROT_EXEC) of the file over it is execute-only
  * again; mmap(MAP_FIXED, PROT_READ) of the file over it is allowed and
- * shows the file's bytes (what read(2) of the file shows).
+ * shows the file's bytes (what read(2) of the file shows).  Growing a
+ * readable page of file code (pkey_mprotect(PROT_READ|PROT_EXEC, 0) at the
+ * plain level, the carve at the strict level) over the next page of the
+ * file is EPERM (0067): it would map that page readable; growing the
+ * execute-only page is allowed and stays execute-only, so is growing
+ * shared anonymous PROT_READ|PROT_EXEC memory (a JIT's), and growing the
+ * program's own first mapping (of the file execve() opened) is EPERM.
  * The carve-out of loaders: a program exec'd after PR_XONLY_EXEC_CARVE
  * may pkey_mprotect(PROT_READ|PROT_EXEC, 0) its code at the strict level,
  * the process that asked for it may not.
@@ -512,6 +518,85 @@ static void test_remap(void)
 	close(fd);
 }
 
+/* The first page of the program's file as execve() mapped it: offset 0. */
+static unsigned char *first_exe_mapping(void)
+{
+	char exe[256], line[512], path[256];
+	unsigned long lo, hi, off;
+	unsigned char *at = NULL;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (n <= 0 || !f)
+		return NULL;
+	exe[n] = 0;
+	while (!at && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &lo, &hi, &off, path) == 4 && off == 0 &&
+		    !strcmp(path, exe))
+			at = (unsigned char *)lo;
+	fclose(f);
+	return at;
+}
+
+/*
+ * Two pages of file code, the first made readable: mremap() must not grow
+ * it over the second, which it would map readable; the second, execute-only,
+ * may grow and stays so.  Plain level: there pkey_mprotect(..., 0) makes a
+ * page readable (the strict level's carve is tried in try_carve()).
+ */
+static void test_remap_grow(void)
+{
+	unsigned char *code, *r;
+	struct fault f = { 0 };
+	int fd, key, e;
+
+	if (!enter_level())
+		tap_bail("setup: level %d", level);
+	fd = memfd_create("xonly_strict_grow", 0);
+	if (fd < 0 || write(fd, page_img, sizeof(page_img)) != (ssize_t)sizeof(page_img) ||
+	    write(fd, page_img, sizeof(page_img)) != (ssize_t)sizeof(page_img))
+		tap_bail("setup: memfd: %s", errname(errno));
+	code = mmap(NULL, 2 * sizeof(page_img), PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (code == MAP_FAILED || (key = smaps_pkey(code)) <= 0 ||
+	    pkey_mprotect(code, sizeof(page_img), PROT_READ | PROT_EXEC, 0))
+		tap_bail("setup: two pages of code, the first readable: %s", errname(errno));
+	fault_setup();
+	r = mremap(code, sizeof(page_img), 2 * sizeof(page_img), MREMAP_MAYMOVE);
+	e = errno;
+	if (r != MAP_FAILED)
+		fault_read8(r + sizeof(page_img), &f);
+	tap_ok(r == MAP_FAILED && e == EPERM,
+	       "plain: mremap() growing a readable page of file code over the next page of the file: EPERM (got %s%s)",
+	       r == MAP_FAILED ? errname(e) : "0, the new page ", r == MAP_FAILED ? "" : f.hit ? "faults" : "READS");
+	r = mremap(code + sizeof(page_img), sizeof(page_img), 2 * sizeof(page_img), MREMAP_MAYMOVE);
+	e = errno;
+	if (r != MAP_FAILED)
+		fault_read8(r, &f);
+	tap_ok(r != MAP_FAILED && fault_is_pkuerr(&f, key, r) && smaps_pkey(r) == key,
+	       "plain: mremap() growing the execute-only page: allowed, execute-only with key %d (%s, a read %s)",
+	       r == MAP_FAILED ? -1 : smaps_pkey(r), r == MAP_FAILED ? errname(e) : "moved",
+	       r == MAP_FAILED ? "-" : fault_str(&f));
+
+	/* Anonymous shared memory (a JIT's) is the program's own: it grows. */
+	code = mmap(NULL, sizeof(page_img), PROT_READ | PROT_EXEC, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	r = code == MAP_FAILED ? MAP_FAILED : mremap(code, sizeof(page_img), 2 * sizeof(page_img), MREMAP_MAYMOVE);
+	e = errno;
+	tap_ok(code != MAP_FAILED && r != MAP_FAILED,
+	       "plain: mremap() growing shared anonymous PROT_READ|PROT_EXEC memory: allowed (%s)",
+	       r == MAP_FAILED ? errname(e) : "grown");
+
+	/* The program's own file, which execve() may have mapped unreadable to the user. */
+	r = first_exe_mapping();
+	if (!r)
+		tap_bail("setup: no mapping of /proc/self/exe at offset 0");
+	r = mremap(r, sizeof(page_img), 2 * sizeof(page_img), MREMAP_MAYMOVE);
+	e = errno;
+	tap_ok(r == MAP_FAILED && e == EPERM,
+	       "plain: mremap() growing the first mapping of the program's file (execve()'s, offset 0): EPERM (got %s)",
+	       r == MAP_FAILED ? errname(e) : "grown");
+}
+
 /* --- the carve-out of loaders (PR_XONLY_EXEC_CARVE) ----------------------- */
 
 /* On a new page of code: 0 if pkey_mprotect(PROT_READ|PROT_EXEC, 0) works and it reads and runs. */
@@ -528,7 +613,12 @@ static int try_carve(void)
 	if (r)
 		return errno == EPERM ? 10 : 11;
 	fault_read8(code, &f);
-	return !f.hit && code[0] == page_img[0] && ((int (*)(void))code)() == CODE_RET ? 0 : 12;
+	if (f.hit || code[0] != page_img[0] || ((int (*)(void))code)() != CODE_RET)
+		return 12;
+	/* the carved page may not grow over more of the file (0067) */
+	if (mremap(code, sizeof(page_img), 2 * sizeof(page_img), MREMAP_MAYMOVE) != MAP_FAILED || errno != EPERM)
+		return 13;
+	return 0;
 }
 
 static void row_carve(int wfd)
@@ -565,7 +655,7 @@ static void test_carve(void)
 	       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	run_raw(row_carve, buf, sizeof(buf), &st);
 	tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	       "strict: after PR_XONLY_EXEC_CARVE the caller's own pkey_mprotect(PROT_READ|PROT_EXEC, 0) is still EPERM, the program it exec's may (exit %d: 0 yes, 80 caller allowed, 10 exec'd one refused)",
+	       "strict: after PR_XONLY_EXEC_CARVE the caller's own pkey_mprotect(PROT_READ|PROT_EXEC, 0) is still EPERM, the program it exec's may, and mremap() cannot grow the carved page (exit %d: 0 yes, 80 caller allowed, 10 exec'd one refused, 13 the carved page grew)",
 	       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	r = xonly_set(2, 2, 0, 0);
 	e = errno;
@@ -932,8 +1022,10 @@ int main(int argc, char **argv)
 		at_level(level, level == 1 ? "plain: remap child" : "strict: remap child", test_remap);
 	}
 	at_level(2, "strict: timer child", test_timer);
-	if (!strict_boot)
+	if (!strict_boot) {
 		at_level(1, "plain: timer child", test_timer);
+		at_level(1, "plain: remap grow child", test_remap_grow);
+	}
 	at_level(2, "strict: carve child", test_carve);
 	level = 2;
 	at_level(2, "strict: rules child", test_strict_rules);
