@@ -202,15 +202,18 @@ $(BUILD)/guest/lib/xoplan: $(XO_XOPLAN) $(XO_HDRS)
 
 # xoplan-proven (tools/provenwrite.c): `xoload --update-cache --rule=proven`,
 # the proven-code rule's cache writer, with LLVM 14's X86 disassembler
-# linked statically (13 MB; nobody's shared library, and the VM has no
-# libLLVM); xoplan executes it.  The same file is installed.
+# linked statically (13 MB: the package does not depend on libllvm14 for
+# it, and the VM has no libLLVM); xoplan executes it.  The same file is
+# installed.
 XO_PWRITE  := xoloader/tools/provenwrite.c xoloader/tools/cachewrite.c xoloader/tools/proven.c xoloader/tools/decode.c \
               xoloader/tools/fdes.c xoloader/ref/elfplan.c $(XO_RT)
 XO_LLVM_STATIC := -L/usr/lib/llvm-14/lib -lLLVMX86Desc -lLLVMX86Disassembler -lLLVMX86Info -lLLVMMCDisassembler \
               -lLLVMMC -lLLVMDebugInfoCodeView -lLLVMBinaryFormat -lLLVMSupport -lLLVMDemangle -ltinfo
 $(BUILD)/guest/lib/xoplan-proven: $(XO_PWRITE) $(XO_HDRS)
 	@mkdir -p $(@D) $(BUILD)/obj/xoplan-proven
-	cd $(BUILD)/obj/xoplan-proven && $(CC) $(XO_CFLAGS) $(XO_LLVM_CFLAGS) -c $(addprefix $(CURDIR)/,$(XO_PWRITE))
+	for f in $(XO_PWRITE); do \
+		$(CC) $(XO_CFLAGS) $(XO_LLVM_CFLAGS) -c -o $(BUILD)/obj/xoplan-proven/$$(basename $$f .c).o $$f || exit 1; \
+	done
 	$(CXX) -static -o $@.tmp $(addprefix $(BUILD)/obj/xoplan-proven/,$(notdir $(XO_PWRITE:.c=.o))) -lelf -lcapstone $(XO_LLVM_STATIC) -lz -lpthread
 	strip $@.tmp && mv $@.tmp $@
 

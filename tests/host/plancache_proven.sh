@@ -7,7 +7,8 @@
 #    path's lookup gets (xocachetest dump) is line for line the plan
 #    `xoproven --plan=tsv` computes now; files whose proven plan is the
 #    FDE rule's get entries of the FDE rule, the others of the proven
-#    rule (both kinds are there), and `xoload --plan` says which;
+#    rule (both kinds are there), and `xoload --plan` says which; a second
+#    run, over two names of some files too, writes nothing;
 #  - an entry of an unknown rule id (well-formed, its checksum right) is
 #    a miss, "entry of another planner";
 #  - `--update-cache` without --rule over the same files makes them FDE
@@ -55,6 +56,10 @@ else
 		$L/libGL.so.1 $L/libnettle.so.8 $L/libgmp.so.10 $L/libjpeg.so.62; do
 		[ -e "$f" ] && readlink -f "$f"
 	done | sort -u >"$w/names"
+	# Second names of a file of each kind of entry: a run over them all
+	# finds every entry current (a link's entry is the file's).
+	ln -s "$(readlink -f $L/libc.so.6)" "$w/libc-link" && ln -s /usr/bin/gzip "$w/gzip-link" &&
+		printf '%s\n' "$w/libc-link" "$w/gzip-link" >>"$w/names"
 fi
 # Only what both planners take (x86-64 executables and shared objects
 # the FDE rule can plan): xoproven prints a plan for those alone.

@@ -20,11 +20,11 @@
 #include "sys.h"
 
 #define RT_NR_lstat	6
+#define RT_O_NOFOLLOW	0400000
+#define RT_S_IFDIR	0040000
 
 const char *const xoc_rule_name[XOC_NRULES] = { "fde", "proven" };
 static const char *const rule_id[XOC_NRULES] = { XO_RULE_ID, XO_PROVEN_RULE_ID };
-#define RT_O_NOFOLLOW	0400000
-#define RT_S_IFDIR	0040000
 
 static uint64_t fnv1a(const unsigned char *b, size_t n, uint64_t h)
 {

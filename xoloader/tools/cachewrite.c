@@ -255,7 +255,13 @@ static void update_one(const char *dir, const char *path, bool named, bool wait,
 		skip(path, "its path is too long");
 		goto not_cached;
 	}
-	if (n == (ssize_t)len && !memcmp(old, entry, len)) {	/* planned again, the same entry */
+	/*
+	 * Planned again (under another rule), the same plan as the entry's,
+	 * maybe planned as another name of the file (a link): it stays.
+	 */
+	if (n > 0 && !xoc_decode(old, (size_t)n, &id, 4096, NULL, &why) &&
+	    xoc_encode(fde_entry, &id, xoc_entry_path(old), 4096, same ? XOC_RULE_FDE : pl->rule, &plan) == (size_t)n &&
+	    !memcmp(old, fde_entry, (size_t)n)) {
 		c->current++;
 		return;
 	}
