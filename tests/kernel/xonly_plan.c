@@ -92,32 +92,7 @@ static int enter_xonly(void)
 /* Run @path with @argv in a child, in xonly mode if @xo; its wait status, its stdout in @out. */
 static int run_prog(const char *path, char *const argv[], bool xo, char *out, size_t outlen, pid_t *pidp)
 {
-	int p[2], st;
-	ssize_t n = 0, k;
-	pid_t pid;
-
-	if (pipe(p))
-		tap_bail("pipe: %s", errname(errno));
-	pid = fork();
-	if (pid == 0) {
-		dup2(p[1], 1);
-		close(p[0]);
-		alarm(30);
-		if (xo && enter_xonly())
-			_exit(125);
-		execv(path, argv);
-		_exit(127);
-	}
-	close(p[1]);
-	while (out && (size_t)n < outlen - 1 && (k = read(p[0], out + n, outlen - 1 - (size_t)n)) > 0)
-		n += k;
-	if (out)
-		out[n] = 0;
-	close(p[0]);
-	waitpid(pid, &st, 0);
-	if (pidp)
-		*pidp = pid;
-	return st;
+	return child_run(path, argv, xo ? enter_xonly : NULL, 30, out, outlen, pidp);
 }
 
 static int run_target(const char *arg, bool xo, char *out, size_t outlen, pid_t *pidp)

@@ -99,6 +99,39 @@ int child_status(int (*fn)(void *arg), void *arg, unsigned int secs)
 	return st;
 }
 
+int child_run(const char *path, char *const argv[], int (*enter)(void), unsigned int secs, char *out,
+	      size_t outlen, pid_t *pidp)
+{
+	int p[2], st;
+	ssize_t n = 0, k;
+	pid_t pid;
+
+	if (pipe(p))
+		tap_bail("pipe: %s", errname(errno));
+	pid = fork();
+	if (pid < 0)
+		tap_bail("fork: %s", errname(errno));
+	if (pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		alarm(secs);
+		if (enter && enter())
+			_exit(125);
+		execv(path, argv);
+		_exit(127);
+	}
+	close(p[1]);
+	while (out && (size_t)n < outlen - 1 && (k = read(p[0], out + n, outlen - 1 - (size_t)n)) > 0)
+		n += k;
+	if (out)
+		out[n] = 0;
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	if (pidp)
+		*pidp = pid;
+	return st;
+}
+
 const char *status_str(int st)
 {
 	static __thread char buf[64];

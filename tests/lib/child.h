@@ -8,6 +8,8 @@
 #define XONLY_CHILD_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
 
 /*
  * Fork; the child gets alarm(@secs) (SIGALRM's default action ends it),
@@ -35,6 +37,14 @@ int child_status(int (*fn)(void *arg), void *arg, unsigned int secs);
  * prctl fails, 127 if the exec does.
  */
 int child_exec_xonly(void *argv);
+/*
+ * Fork; the child gets alarm(@secs), runs @enter() if not NULL (a non-zero
+ * return: _exit(125)) and execv()s @path with @argv (127 if it cannot),
+ * its stdout in a pipe.  Returns its wait status; *@pidp (if not NULL) its
+ * pid; @out (if not NULL) what it printed, up to @outlen - 1 bytes.
+ */
+int child_run(const char *path, char *const argv[], int (*enter)(void), unsigned int secs, char *out,
+	      size_t outlen, pid_t *pidp);
 /* "exit 0", "killed by SIGSEGV": a wait status for diagnostics. */
 const char *status_str(int st);
 
