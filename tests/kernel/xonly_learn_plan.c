@@ -220,7 +220,7 @@ int main(void)
 	tap_ok(*files && r == 0, "xoload --get-xattr: each fits its file (exit %d): %s", r, out);
 
 	if (!kernel_has_plans()) {
-		tap_skip("the kernel does not apply plans (no \"xonly plan:\" line for a malformed one: kernel/wip/ 0072 "
+		tap_skip("the kernel does not apply plans (no \"xonly plan:\" line for a malformed one: patch 0072 "
 			 "not in it)", "level 1 with the log's plans: openssl dgst runs");
 	} else {
 		ok = dgst(true, &st, &pid, line, sizeof(line));
