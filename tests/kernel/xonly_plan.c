@@ -102,12 +102,19 @@ static int run_target(const char *arg, bool xo, char *out, size_t outlen, pid_t 
 	return run_prog(TARGET, argv, xo, out, outlen, pidp);
 }
 
+/* Run the target at @path with @what in xonly mode: its exit (0 read, 3 SEGV_PKUERR), its pid. */
+static int path_read(const char *path, const char *what, pid_t *pid)
+{
+	char *argv[] = { (char *)"xoplan_target", (char *)what, NULL };
+	int st = run_prog(path, argv, true, NULL, 0, pid);
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 /* The target's "read"/"readfn" exit status: 0 read, 3 SEGV_PKUERR. */
 static int target_read(const char *what, pid_t *pid)
 {
-	int st = run_target(what, true, NULL, 0, pid);
-
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return path_read(TARGET, what, pid);
 }
 
 static int run_xoplan(const char *op, const char *file, char *out, size_t outlen)
@@ -286,15 +293,6 @@ static bool names_reason_line(const char *line)
 {
 	return strstr(line, "xonly plan: comm=xoplan.target ") && strstr(line, want_pid) &&
 	       strstr(line, want_reason);
-}
-
-/* Run @path read in xonly mode: its exit (0 read, 3 SEGV_PKUERR), its pid. */
-static int path_read(const char *path, const char *what, pid_t *pid)
-{
-	char *argv[] = { (char *)"xoplan_target", (char *)what, NULL };
-	int st = run_prog(path, argv, true, NULL, 0, pid);
-
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 /*
