@@ -11,6 +11,14 @@
 # and xoload --report counts more execute-only pages with the proven
 # cache than with the FDE one, for each program (printed as comments:
 # the pages of each, the time the writers took).
+# It runs in every boot of a patched kernel but xonly=learn.  In the
+# xonly=on and xonly=strict ones the kernel maps every file-backed
+# PROT_EXEC page execute-only but those the plans the init set name
+# (xonly.plans=1): through them openssl, python3 and gpg, natively and
+# under xoload (whose PROT_READ|PROT_EXEC table pages the kernel would
+# otherwise make execute-only too), read libcrypto's and libgcrypt's
+# tables in .text.  Booted xonly=on without plans, those runs die of
+# SIGSEGV and their rows fail (seen: status 139/139/0).
 XO=/xonly/bin/xoload
 D=/xo-cache-proven
 n=0 fail=0

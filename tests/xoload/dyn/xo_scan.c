@@ -20,6 +20,10 @@
  *   - the human format names the same finding.
  * Offsets are link-time addresses (= offset from the load base, l_addr),
  * and for these objects equal to the file offset.
+ * In xonly mode (the xonly=on and xonly=strict boots) this program starts
+ * only with its plan, which initramfs/init sets (xonly.plans=1): without
+ * one its whole PF_X segment is execute-only and ld.so's first read of
+ * its headers dies of SIGSEGV.  Nothing here reads its own code.
  */
 #include <dlfcn.h>
 #include <errno.h>
