@@ -184,6 +184,7 @@ XO_GUEST   := $(BUILD)/guest/bin/xoload $(BUILD)/guest/lib/xoplan $(BUILD)/guest
               $(patsubst tests/xoload/%.sh,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/*.sh))
 XO_LIBDIR  := $(BUILD)/guest/lib/xoload
 XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDIR)/libswapaudit.so $(XO_LIBDIR)/hello $(XO_LIBDIR)/hello-nosep \
+              $(XO_LIBDIR)/libgap.so $(XO_LIBDIR)/gapuser \
               $(XO_LIBDIR)/hello-static $(XO_LIBDIR)/libtextrel.so $(XO_LIBDIR)/textrel-user \
               $(XO_LIBDIR)/libpkrugadgets.so $(XO_LIBDIR)/datatext $(XO_LIBDIR)/libdatatext.so \
               $(XO_LIBDIR)/selfexec $(XO_LIBDIR)/cryptoprobe $(XO_LIBDIR)/programs.sh
@@ -291,6 +292,15 @@ $(XO_LIBDIR)/hello: tests/xoload/lib/hello.c
 $(XO_LIBDIR)/hello-nosep: tests/xoload/lib/hello.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Wl,-z,noseparate-code -o $@ $<
+
+# An R+X first segment and a hole after it (-z noseparate-code, 64 KiB pages).
+$(XO_LIBDIR)/libgap.so: tests/xoload/lib/gap.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -fPIC -Wl,-z,noseparate-code -Wl,-z,max-page-size=0x10000 -o $@ $<
+
+$(XO_LIBDIR)/gapuser: tests/xoload/lib/gapuser.c $(XO_LIBDIR)/libgap.so
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -L$(XO_LIBDIR) -lgap -Wl,-rpath,/xonly/lib/xoload
 
 $(XO_LIBDIR)/hello-static: tests/xoload/lib/hello.c
 	@mkdir -p $(@D)

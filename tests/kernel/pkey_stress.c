@@ -13,8 +13,9 @@
  *  - READERS long-lived threads, the short-lived threads a spawner keeps
  *    creating, and fork children load from every page, and call the
  *    execute-only code;
- *  - an exec-er forks children that lift every key with WRPKRU and exec
- *    this program (--exec-check), which checks its start from the inside;
+ *  - an exec-er forks children that lift every key with WRPKRU (at the
+ *    strict level every key but the execute-only one) and exec this
+ *    program (--exec-check), which checks its start from the inside;
  *  - an auditor takes the key lock exclusively now and then and checks the
  *    kernel's view of the keys against the owners' bookkeeping.
  * Readers never allocate a key nor write PKRU, and their creators (main,
@@ -576,8 +577,14 @@ static void *forker_main(void *unused)
 
 		if (pid == 0) {
 			if (do_exec) {
-				/* Every key open, the execute-only one too: execve must not pass it on. */
-				wrpkru(0);
+				/*
+				 * Every key open, the execute-only one too: execve
+				 * must not pass it on.  At the strict level that key
+				 * cannot be open at a kernel entry (the page fault of
+				 * execl()'s first touch kills, patch 0074): every
+				 * other key then.
+				 */
+				wrpkru(xonly_get(0, 0, 0, 0) == 2 ? PKRU_AD(xo_key) : 0);
 				execl("/proc/self/exe", "pkey_stress", "--exec-check", (char *)NULL);
 				_exit(127);
 			}

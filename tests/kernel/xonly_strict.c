@@ -19,6 +19,11 @@
  *  - mprotect(PROT_READ), pkey_mprotect(PROT_EXEC, key 0) and
  *    pkey_mprotect(PROT_READ|PROT_EXEC, key 0): plain, 0 and the code
  *    reads; strict, EPERM and the code still faults SEGV_PKUERR;
+ *  - WRPKRU + a page fault (the first touch of a page) and WRPKRU + an
+ *    invalid opcode (0074): plain, the fault is handled and the key stays
+ *    open, ud2 raises SIGILL as usual; strict, the process dies of
+ *    SIGSEGV before the exception is handled, no handler runs, and the
+ *    kernel logged the kill with the command, pid, vector and key;
  *  - the key opened with WRPKRU and not used, in a loop that makes no
  *    system call and touches no new page: plain, it stays open; strict,
  *    the next interrupt (the timer) closes it.
@@ -36,12 +41,15 @@
  * The carve-out of loaders: a program exec'd after PR_XONLY_EXEC_CARVE
  * may pkey_mprotect(PROT_READ|PROT_EXEC, 0) its code at the strict level,
  * the process that asked for it may not.
- * And, in strict mode: PROT_NONE, PROT_READ|PROT_WRITE and PROT_RWX of the
+ * And, in strict mode: PROT_READ, PROT_READ|PROT_WRITE and PROT_RWX of the
  * code are EPERM, PROT_EXEC and PROT_READ|PROT_EXEC pass and leave it
- * execute-only and callable, anonymous code may still be made readable, a
+ * execute-only and callable, PROT_NONE passes and keeps the key (0075), and
+ * then the same rule holds (EPERM, EPERM, EPERM, pkey 0 EPERM, and
+ * PROT_READ|PROT_EXEC execute-only again), anonymous code may still be made readable, a
  * key of the process's own (pkey_alloc) may be open across system calls;
  * the window that remains is real (after WRPKRU the code reads, until the
- * next entry to the kernel, here a page fault, closes the key); the
+ * next entry to the kernel: an interrupt closes the key, a system call or
+ * an exception kills); the
  * levels (raise 1 -> 2, 0 -> 2, lower is EPERM, 4 is EINVAL, GET and
  * "Xonly:" say 2); a fork()ed child, a thread that existed before the
  * prctl and a program exec'd after it are all strict (each killed by its
@@ -73,6 +81,7 @@
 
 #include "boot.h"
 #include "child.h"
+#include "codepage.h"
 #include "fault.h"
 #include "mapping.h"
 #include "pkru.h"
@@ -80,7 +89,7 @@
 #include "xonly_sys.h"
 
 #define PROBE		"/xonly/lib/kernel/xonly_probe"
-#define CODE_RET	42
+#define CODE_RET	CODE_PAGE_RET
 #define XSTATE_BV	512		/* the XSAVE header, after the legacy area */
 #define XFEATURE_PKRU	9
 #define OUT_LEN		64		/* bytes of code a bypass writes out */
@@ -112,19 +121,7 @@ static bool enter_level(void)
  */
 static unsigned char *map_code(int *key)
 {
-	int fd = memfd_create("xonly_strict", 0);
-	unsigned char *p;
-
-	if (fd < 0 || write(fd, page_img, sizeof(page_img)) != (ssize_t)sizeof(page_img))
-		return NULL;
-	p = mmap(NULL, sizeof(page_img), PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return NULL;
-	*key = smaps_pkey(p);
-	if (*key <= 0 || strcmp(maps_perms(p), "--xp") || ((int (*)(void))p)() != CODE_RET)
-		return NULL;
-	return p;
+	return code_page_map(page_img, sizeof(page_img), key);
 }
 
 /* Is @key's access-disable bit clear in PKRU? */
@@ -180,18 +177,30 @@ static void gadget_write(int wfd, const unsigned char *code, int key)
 	_exit(n == OUT_LEN ? 0 : 4);
 }
 
-static void row_gadget(int wfd)
+/*
+ * The start of a raw row: the level, the code page, its key sent to the
+ * parent as the first byte, and a SIGSEGV handler that would give away a
+ * kill that could be caught.
+ */
+static unsigned char *row_start(int wfd, int *key)
 {
 	unsigned char *code;
 	unsigned char k;
-	int key;
 
-	if (!enter_level() || !(code = map_code(&key)))
+	if (!enter_level() || !(code = map_code(key)))
 		_exit(90);
-	k = key;
+	k = *key;
 	if (write(wfd, &k, 1) != 1)
 		_exit(90);
 	signal(SIGSEGV, segv_marks);
+	return code;
+}
+
+static void row_gadget(int wfd)
+{
+	int key;
+	unsigned char *code = row_start(wfd, &key);
+
 	gadget_write(wfd, code, key);
 }
 
@@ -234,6 +243,89 @@ static void test_gadget(void)
 	prctl(PR_GET_NAME, comm);
 	snprintf(kill_want, sizeof(kill_want), "xonly: %s[%d] made system call 1 with the execute-only key %d open",
 		 comm, (int)last_pid, got ? buf[0] : -1);
+	tap_ok(klog_line(kill_logged) != NULL, "strict: the kernel logged \"%s ...\"", kill_want);
+}
+
+/* --- exceptions taken with the key open (0074) ---------------------------- */
+
+static sigjmp_buf trap_jump;
+
+/*
+ * SIGILL from ud2: at the plain level the usual outcome; at the strict
+ * level it means an interrupt closed the key before the ud2 (the kernel
+ * let the exception through): try again.
+ */
+static void trap_sigill(int sig)
+{
+	(void)sig;
+	if (level == 1)
+		_exit(5);
+	siglongjmp(trap_jump, 1);
+}
+
+/*
+ * Open the key with WRPKRU and take an exception right after: a page
+ * fault (the first touch of a fresh page) or, with @ud, an invalid
+ * opcode.  At the strict level an interrupt between the two closes the
+ * key and lets the exception through; the child then tries again.
+ */
+static void row_trap(int wfd, bool ud)
+{
+	static volatile int tries;
+	struct sigaction sa;
+	volatile unsigned char *fresh;
+	int key;
+
+	row_start(wfd, &key);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = trap_sigill;
+	sa.sa_flags = SA_NODEFER;
+	sigaction(SIGILL, &sa, NULL);
+	/* no mask saved: sigsetjmp() makes no system call */
+	sigsetjmp(trap_jump, 0);
+	while (++tries <= 20) {
+		fresh = mmap(NULL, page_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (fresh == MAP_FAILED)
+			_exit(90);
+		wrpkru(pkru_with(rdpkru(), key, 0));
+		if (ud)
+			__asm__ volatile("ud2");
+		*fresh = 1;
+		if (key_open(key))
+			_exit(0);	/* handled with the key open, and still open */
+	}
+	_exit(6);
+}
+
+static void row_trap_pf(int wfd)
+{
+	row_trap(wfd, false);
+}
+
+static void row_trap_ud(int wfd)
+{
+	row_trap(wfd, true);
+}
+
+static void test_trap(bool ud)
+{
+	const char *what = ud ? "WRPKRU + an invalid opcode (ud2)" : "WRPKRU + a page fault (first touch of a page)";
+	unsigned char buf[1];
+	char comm[17] = "";
+	size_t got;
+	int st;
+
+	got = run_raw(ud ? row_trap_ud : row_trap_pf, buf, sizeof(buf), &st);
+	if (level == 1) {
+		tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == (ud ? 5 : 0), "plain: %s: %s (status %#x)", what,
+		       ud ? "SIGILL, as without xonly mode" : "handled, and the key is still open after it", st);
+		return;
+	}
+	tap_ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV && got == 1,
+	       "strict: %s: killed by SIGSEGV before the exception was handled, no handler ran (status %#x)", what, st);
+	prctl(PR_GET_NAME, comm);
+	snprintf(kill_want, sizeof(kill_want), "xonly: %s[%d] took exception %d with the execute-only key %d open",
+		 comm, (int)last_pid, ud ? 6 : 14, got ? buf[0] : -1);
 	tap_ok(klog_line(kill_logged) != NULL, "strict: the kernel logged \"%s ...\"", kill_want);
 }
 
@@ -675,16 +767,15 @@ static void window_closed(int sig)
 
 /*
  * The window: after WRPKRU the code reads until the next entry to the
- * kernel, here the page fault of a first touch, which closes the key on
- * its way back.  No system call in between, no printing; an interrupt
- * that closes the key before the read makes it fault, and it is tried
- * again.
+ * kernel (an interrupt closes the key; a system call or an exception
+ * kills, test_gadget() and test_trap()); the thread closes it itself
+ * here.  No system call in between, no printing; an interrupt that
+ * closes the key before the read makes it fault, and it is tried again.
  */
 static void test_window(const unsigned char *code, int key)
 {
 	static volatile bool opened, closed;
 	static volatile unsigned char seen;
-	static unsigned char *volatile fresh;
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
@@ -692,23 +783,20 @@ static void test_window(const unsigned char *code, int key)
 	sa.sa_flags = SA_NODEFER;
 	sigaction(SIGSEGV, &sa, NULL);
 	do {
-		fresh = mmap(NULL, page_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (fresh == MAP_FAILED)
-			tap_bail("setup: mmap: %s", errname(errno));
 		/* no mask saved: sigsetjmp() makes no system call */
 		if (sigsetjmp(window_jump, 0))
 			continue;
 		wrpkru(pkru_with(rdpkru(), key, 0));
 		opened = key_open(key);
 		seen = *(volatile const unsigned char *)code;
-		*(volatile unsigned char *)fresh = 1;
+		wrpkru(rdpkru() | PKRU_AD(key));
 		closed = !key_open(key);
 		break;
 	} while (++window_tries < 20);
 	fault_setup();
 	tap_ok(window_tries < 20 && opened && seen == page_img[0] && closed,
-	       "strict: the window is real: after WRPKRU the code reads (%#x) until the next kernel entry, a page fault, closes the key (%s; %d interrupted tries)",
-	       seen, closed ? "closed" : "still open", window_tries);
+	       "strict: the window is real: after WRPKRU the code reads (%#x) until the key is closed again (%d interrupted tries)",
+	       seen, window_tries);
 }
 
 /* Strict only: what mprotect() may and may not do, and what stays free. */
@@ -718,7 +806,7 @@ static void test_strict_rules(void)
 		const char *name;
 		int prot;
 	} refused[] = {
-		{ "PROT_NONE", PROT_NONE },
+		{ "PROT_READ", PROT_READ },
 		{ "PROT_READ|PROT_WRITE", PROT_READ | PROT_WRITE },
 		{ "PROT_READ|PROT_WRITE|PROT_EXEC", PROT_READ | PROT_WRITE | PROT_EXEC },
 	}, kept[] = {
@@ -750,6 +838,34 @@ static void test_strict_rules(void)
 		       "strict: mprotect(%s) of the code: %s, execute-only with key %d and callable", kept[i].name,
 		       r ? errname(errno) : "0", smaps_pkey(code));
 	}
+
+	/*
+	 * PROT_NONE passes and keeps the key (0075: ld.so makes the holes of
+	 * an object PROT_NONE over its first segment's mapping), and the
+	 * mapping is still judged as code: only the kept ones pass.
+	 */
+	r = mprotect(code, sizeof(page_img), PROT_NONE);
+	err = errno;
+	tap_ok(r == 0 && smaps_pkey(code) == key && !strcmp(maps_perms(code), "---p"),
+	       "strict: mprotect(PROT_NONE) of the code: %s, %s with key %d", r ? errname(err) : "0",
+	       maps_perms(code), smaps_pkey(code));
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		r = mprotect(code, sizeof(page_img), refused[i].prot);
+		err = errno;
+		tap_ok(r == -1 && err == EPERM && !strcmp(maps_perms(code), "---p"),
+		       "strict: then mprotect(%s) of it: %s, still %s", refused[i].name, r ? errname(err) : "0",
+		       maps_perms(code));
+	}
+	r = pkey_mprotect(code, sizeof(page_img), PROT_READ | PROT_EXEC, 0);
+	err = errno;
+	tap_ok(r == -1 && err == EPERM && !strcmp(maps_perms(code), "---p"),
+	       "strict: then pkey_mprotect(PROT_READ|PROT_EXEC, 0) of it: %s", r ? errname(err) : "0");
+	r = mprotect(code, sizeof(page_img), PROT_READ | PROT_EXEC);
+	fault_read8(code, &f);
+	tap_ok(r == 0 && fault_is_pkuerr(&f, key, code) && smaps_pkey(code) == key &&
+	       ((int (*)(void))code)() == CODE_RET,
+	       "strict: then mprotect(PROT_READ|PROT_EXEC) of it: %s, execute-only again with key %d and callable",
+	       r ? errname(errno) : "0", smaps_pkey(code));
 
 	/* anonymous code is the program's own (a JIT's) */
 	anon = (unsigned char *)map_anon_page();
@@ -988,13 +1104,8 @@ static void pkru_offset(void)
 int main(int argc, char **argv)
 {
 	bool strict_boot = cmdline_has("xonly=strict");
-	size_t i;
 
-	page_img[0] = 0xb8;	/* mov $CODE_RET, %eax; ret */
-	page_img[1] = CODE_RET;
-	page_img[5] = 0xc3;
-	for (i = 6; i < sizeof(page_img); i++)
-		page_img[i] = (unsigned char)(i * 7 + 1);
+	code_page_img(page_img, sizeof(page_img));
 	if (argc == 3 && !strcmp(argv[1], "--exec-gadget"))
 		return exec_gadget(atoi(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "--carve"))
@@ -1012,6 +1123,8 @@ int main(int argc, char **argv)
 			continue;
 		}
 		test_gadget();
+		test_trap(false);
+		test_trap(true);
 		at_level(level, level == 1 ? "plain: sigreturn child" : "strict: sigreturn child", test_sigreturn);
 		test_ptrace();
 		at_level(level, level == 1 ? "plain: mprotect child" : "strict: mprotect child", test_mprotect_read);

@@ -7,13 +7,16 @@
 #  - programs with data in their code run and give the right answer:
 #    openssl dgst (sha256sum's digest), enc (a round trip), kdf (RFC 7914's
 #    PBKDF2-HMAC-SHA256 vector), python3 hashlib and ssl, node crypto,
-#    gpg --print-md (libgcrypt), curl file://, and a -z noseparate-code
-#    program (its headers and .rodata share the code segment);
+#    gpg --print-md (libgcrypt), curl file://, a -z noseparate-code
+#    program (its headers and .rodata share the code segment), and a
+#    -z noseparate-code library with a hole between its segments, which
+#    ld.so makes PROT_NONE (at the strict level too: patch 0075);
 #  - from inside (lib/cryptoprobe): libcrypto's functions' first bytes
 #    fault SEGV_PKUERR with the execute-only key while its table pages read;
 #  - the plan is what makes the difference: the same programs with a copy
-#    of libcrypto that has no plan (LD_LIBRARY_PATH), and a copy of the
-#    -z noseparate-code program without its plan, die of SIGSEGV.
+#    of libcrypto that has no plan (LD_LIBRARY_PATH), and copies of the
+#    -z noseparate-code program and library without their plans, die of
+#    SIGSEGV.
 # Skipped outside xonly mode, in learn mode, and where libcrypto has no
 # plan that fits it (a boot without xonly.plans=1, or a kernel without
 # plans: then the plan is there but nothing applies it, which the first
@@ -88,6 +91,20 @@ ok $? "a -z noseparate-code program with its plan runs (status $st: $out)"
 ./nosep-noplan plans >/dev/null 2>&1; st=$?
 [ "$st" = 139 ]
 ok $? "... a copy of it without a plan dies of SIGSEGV (status $st, want 139)"
+
+# A library whose first segment is R+X (-z noseparate-code) with a hole
+# after it (libgap.so): ld.so maps its span with that segment's
+# protections, execute-only but for what the plan keeps readable, and makes
+# the hole PROT_NONE, which the strict level allows (kernel/patches 0075;
+# before it: "cannot change memory protections").
+mkdir gap gap-noplan && cp $L/libgap.so gap/ && cp $L/libgap.so gap-noplan/
+$XO --set-xattr gap/libgap.so >/dev/null 2>&1
+out=$(LD_LIBRARY_PATH=/tmp/xo-plans/gap $L/gapuser 2>&1); st=$?
+[ "$st" = 0 ] && echo "$out" | grep -qx 'gap_fn(2) = 13' && echo "$out" | grep -qx 'libgap.so ---p'
+ok $? "a library with an R+X first segment and a hole, with its plan: loads, runs, the hole PROT_NONE, at level $lvl (status $st: $(echo "$out" | tr '\n' ' '))"
+LD_LIBRARY_PATH=/tmp/xo-plans/gap-noplan $L/gapuser >/dev/null 2>&1; st=$?
+[ "$st" = 139 ]
+ok $? "... a copy of it without a plan: SIGSEGV, ld.so cannot read its tables (status $st, want 139)"
 
 # Without plans: a copy of libcrypto carries no attribute.
 cp $CRYPTO noplan/
