@@ -16,6 +16,12 @@
  *    reads and writes out its code; strict, the key is closed again, the
  *    read faults SEGV_PKUERR and write(2) of the code is EFAULT;
  *  - PTRACE_SETREGSET NT_X86_XSTATE from a tracer, the same two outcomes;
+ *  - WRPKRU + a system call under a PTRACE_SYSEMU tracer: plain, the
+ *    tracer sees the call's entry stop; strict, the process is killed
+ *    before any stop (0076) and the kill logged; a sigreturn whose frame
+ *    opens the key, under a tracer that stops at system call exits: at
+ *    the exit stop of rt_sigreturn the tracer reads PKRU with the key
+ *    open (plain) or closed (strict: closed before the stop, 0076);
  *  - mprotect(PROT_READ), pkey_mprotect(PROT_EXEC, key 0) and
  *    pkey_mprotect(PROT_READ|PROT_EXEC, key 0): plain, 0 and the code
  *    reads; strict, EPERM and the code still faults SEGV_PKUERR;
@@ -170,10 +176,18 @@ static void segv_marks(int sig)
 /* Open the key with WRPKRU, the gadget, and write the code out. */
 static void gadget_write(int wfd, const unsigned char *code, int key)
 {
+	int tries = 0;
 	ssize_t n;
 
-	wrpkru(pkru_with(rdpkru(), key, 0));
-	n = write(wfd, code, OUT_LEN);
+	/*
+	 * At the strict level an interrupt between the WRPKRU and the call
+	 * closes the key, and the call is EFAULT: open it again.  A kernel
+	 * that let the call run with the key open shows as a write.
+	 */
+	do {
+		wrpkru(pkru_with(rdpkru(), key, 0));
+		n = write(wfd, code, OUT_LEN);
+	} while (n < 0 && errno == EFAULT && ++tries < 20);
 	_exit(n == OUT_LEN ? 0 : 4);
 }
 
@@ -484,6 +498,174 @@ static void test_ptrace(void)
 		tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 2 && got == 1,
 		       "strict: after the tracer opened the key it is closed again when the child runs, write(2) of the code is EFAULT (status %#x)",
 		       st);
+}
+
+/* The PKRU of a stopped tracee, as a tracer reads it. */
+static bool tracee_pkru(pid_t pid, uint32_t *pkru)
+{
+	static unsigned char xs[16384];
+	struct iovec iov = { xs, sizeof(xs) };
+
+	if (ptrace(PTRACE_GETREGSET, pid, (void *)NT_X86_XSTATE, &iov) || iov.iov_len < pkru_off + 4)
+		return false;
+	memcpy(pkru, xs + pkru_off, 4);
+	return true;
+}
+
+/*
+ * A tracer that asked for system call stops with PTRACE_SYSEMU (the call
+ * is then not run): the child opens the key and makes a system call,
+ * with no libc code between (its page might fault first), again and
+ * again.  Plain: the tracer sees a call's entry stop with the key open.
+ * Strict: the check comes before the stop (0076; a stop runs task_work,
+ * and SYSEMU skipped the call without the kill): the child is killed, and
+ * no stop shows the key open (one may show it closed: an interrupt came
+ * between the WRPKRU and the call).
+ */
+static void row_sysemu(int wfd)
+{
+	long r;
+	int key, i;
+
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+		_exit(90);
+	row_start(wfd, &key);
+	raise(SIGSTOP);
+	for (i = 0; i < 50; i++) {
+		wrpkru(pkru_with(rdpkru(), key, 0));
+		__asm__ volatile("syscall" : "=a"(r) : "a"(110L) /* getppid */ : "rcx", "r11", "memory");
+	}
+	/* every call is skipped under SYSEMU, exit_group too: the tracer ends it */
+	for (;;)
+		;
+}
+
+static void test_sysemu(void)
+{
+	unsigned char k = 0;
+	char comm[17] = "";
+	int fds[2], st = -1, open_stops = 0, closed_stops = 0;
+	uint32_t pkru;
+	pid_t pid;
+
+	if (pipe(fds))
+		tap_bail("setup: pipe: %s", errname(errno));
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		row_sysemu(fds[1]);
+	}
+	close(fds[1]);
+	if (read(fds[0], &k, 1) != 1 || waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st) ||
+	    ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_TRACESYSGOOD)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		tap_ok(false, "%s: setup: the traced child stopped (status %#x)", lname(), st);
+		close(fds[0]);
+		return;
+	}
+	while (ptrace(PTRACE_SYSEMU, pid, NULL, NULL) == 0 && waitpid(pid, &st, 0) == pid && WIFSTOPPED(st)) {
+		if (WSTOPSIG(st) != (SIGTRAP | 0x80))
+			continue;
+		if (tracee_pkru(pid, &pkru) && !(pkru & PKRU_AD(k)))
+			open_stops++;
+		else
+			closed_stops++;
+		if (open_stops || closed_stops >= 50)
+			break;
+	}
+	if (WIFSTOPPED(st)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	close(fds[0]);
+	if (level == 1) {
+		tap_ok(open_stops == 1,
+		       "plain: WRPKRU + a system call under PTRACE_SYSEMU: the tracer saw its entry stop with the key open (%d such stops, %d with it closed)",
+		       open_stops, closed_stops);
+		return;
+	}
+	tap_ok(open_stops == 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV,
+	       "strict: WRPKRU + a system call under PTRACE_SYSEMU: killed by SIGSEGV, no stop with the key open (%d, %d with it closed by an interrupt; status %#x)",
+	       open_stops, closed_stops, st);
+	prctl(PR_GET_NAME, comm);
+	snprintf(kill_want, sizeof(kill_want), "xonly: %s[%d] made system call 110 with the execute-only key %d open",
+		 comm, (int)pid, k);
+	tap_ok(klog_line(kill_logged) != NULL, "strict: the kernel logged \"%s ...\"", kill_want);
+}
+
+/*
+ * The exit side: a sigreturn whose frame opens the key, under a tracer
+ * that stops at system call exits.  What PKRU the tracer reads at the
+ * exit stop of rt_sigreturn is what the thread had there (a stop runs
+ * task_work): plain, the frame's open key; strict, closed before the stop
+ * (0076).
+ */
+static void row_sigreturn_stop(int wfd)
+{
+	struct sigaction sa;
+	int key;
+
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+		_exit(90);
+	row_start(wfd, &key);
+	frame_key = key;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = open_in_frame;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGUSR1, &sa, NULL);
+	raise(SIGSTOP);
+	raise(SIGUSR1);
+	_exit(frame_ok ? 0 : 8);
+}
+
+static void test_sigreturn_stop(void)
+{
+	struct __ptrace_syscall_info info;
+	unsigned char k = 0;
+	uint64_t last_nr = -1;
+	uint32_t pkru = 0;
+	int fds[2], st = -1, sig = 0;
+	bool seen = false;
+	pid_t pid;
+
+	if (pipe(fds))
+		tap_bail("setup: pipe: %s", errname(errno));
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		row_sigreturn_stop(fds[1]);
+	}
+	close(fds[1]);
+	if (read(fds[0], &k, 1) != 1 || waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st) ||
+	    ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_TRACESYSGOOD))
+		sig = -1;
+	while (sig >= 0 && ptrace(PTRACE_SYSCALL, pid, NULL, (void *)(long)sig) == 0 &&
+	       waitpid(pid, &st, 0) == pid && WIFSTOPPED(st)) {
+		sig = 0;
+		if (WSTOPSIG(st) != (SIGTRAP | 0x80)) {
+			sig = WSTOPSIG(st) == SIGUSR1 ? SIGUSR1 : 0;
+			continue;
+		}
+		if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *)sizeof(info), &info) <= 0)
+			continue;
+		if (info.op == PTRACE_SYSCALL_INFO_ENTRY)
+			last_nr = info.entry.nr;
+		if (info.op == PTRACE_SYSCALL_INFO_EXIT && last_nr == 15 /* rt_sigreturn */ && !seen)
+			seen = tracee_pkru(pid, &pkru);
+	}
+	if (sig < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	close(fds[0]);
+	if (!tap_ok(seen && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		    "%s: setup: the tracer stopped at the exit of the rt_sigreturn whose frame opens the key (status %#x)",
+		    lname(), st))
+		return;
+	tap_ok(!(pkru & PKRU_AD(k)) == (level == 1),
+	       "%s: at that exit stop the thread's PKRU is %#x: the key %s", lname(), pkru,
+	       level == 1 ? "open, as the frame set it" : "closed before the stop (0076)");
 }
 
 /* --- mprotect -------------------------------------------------------------- */
@@ -1127,6 +1309,8 @@ int main(int argc, char **argv)
 		test_trap(true);
 		at_level(level, level == 1 ? "plain: sigreturn child" : "strict: sigreturn child", test_sigreturn);
 		test_ptrace();
+		test_sysemu();
+		test_sigreturn_stop();
 		at_level(level, level == 1 ? "plain: mprotect child" : "strict: mprotect child", test_mprotect_read);
 		at_level(level, level == 1 ? "plain: pkey_mprotect child" : "strict: pkey_mprotect child",
 			 test_pkey_mprotect0);
