@@ -141,10 +141,9 @@ static bool key_open(int key)
  * bytes, and its wait status.  @fn does not print: it may die with a
  * system call half made.  Its exit codes: 90 setup, others its own.
  */
-static size_t run_raw(void (*fn)(int wfd), unsigned char *buf, size_t len, int *status)
+/* Fork @fn(wfd); this side gets the pipe's read end in *@rfd. */
+static pid_t fork_row(void (*fn)(int wfd), int *rfd)
 {
-	size_t got = 0;
-	ssize_t n;
 	int fds[2];
 	pid_t pid;
 
@@ -156,11 +155,22 @@ static size_t run_raw(void (*fn)(int wfd), unsigned char *buf, size_t len, int *
 		fn(fds[1]);
 		_exit(0);
 	}
-	last_pid = pid;
 	close(fds[1]);
-	while (got < len && (n = read(fds[0], buf + got, len - got)) > 0)
+	*rfd = fds[0];
+	return pid;
+}
+
+static size_t run_raw(void (*fn)(int wfd), unsigned char *buf, size_t len, int *status)
+{
+	size_t got = 0;
+	ssize_t n;
+	int rfd;
+	pid_t pid = fork_row(fn, &rfd);
+
+	last_pid = pid;
+	while (got < len && (n = read(rfd, buf + got, len - got)) > 0)
 		got += n;
-	close(fds[0]);
+	close(rfd);
 	*status = -1;
 	waitpid(pid, status, 0);
 	return got;
@@ -452,21 +462,13 @@ static void test_ptrace(void)
 	struct iovec iov = { xs, sizeof(xs) };
 	size_t got = 0;
 	bool set = false, readback = false;
-	int fds[2], st = -1;
+	int rfd, st = -1;
 	uint32_t pkru, back = 0;
 	uint64_t bv;
 	ssize_t n;
-	pid_t pid;
+	pid_t pid = fork_row(row_ptrace, &rfd);
 
-	if (pipe(fds))
-		tap_bail("setup: pipe: %s", errname(errno));
-	pid = fork();
-	if (pid == 0) {
-		close(fds[0]);
-		row_ptrace(fds[1]);
-	}
-	close(fds[1]);
-	if (read(fds[0], buf, 1) == 1 && waitpid(pid, &st, 0) == pid && WIFSTOPPED(st) &&
+	if (read(rfd, buf, 1) == 1 && waitpid(pid, &st, 0) == pid && WIFSTOPPED(st) &&
 	    ptrace(PTRACE_GETREGSET, pid, (void *)NT_X86_XSTATE, &iov) == 0 && iov.iov_len >= pkru_off + 4) {
 		got = 1;
 		memcpy(&pkru, xs + pkru_off, 4);
@@ -482,9 +484,9 @@ static void test_ptrace(void)
 			memcpy(&back, xs + pkru_off, 4);
 	}
 	ptrace(PTRACE_CONT, pid, NULL, NULL);
-	while (got < sizeof(buf) && (n = read(fds[0], buf + got, sizeof(buf) - got)) > 0)
+	while (got < sizeof(buf) && (n = read(rfd, buf + got, sizeof(buf) - got)) > 0)
 		got += n;
-	close(fds[0]);
+	close(rfd);
 	waitpid(pid, &st, 0);
 	if (!tap_ok(set, "%s: setup: the tracer stopped the child and set PKRU with PTRACE_SETREGSET NT_X86_XSTATE",
 		    lname()))
@@ -498,6 +500,16 @@ static void test_ptrace(void)
 		tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 2 && got == 1,
 		       "strict: after the tracer opened the key it is closed again when the child runs, write(2) of the code is EFAULT (status %#x)",
 		       st);
+}
+
+/*
+ * A row that did PTRACE_TRACEME and stopped itself: its key byte read into
+ * *@k, and system call stops marked (PTRACE_O_TRACESYSGOOD).
+ */
+static bool traced_start(pid_t pid, int rfd, unsigned char *k, int *st)
+{
+	return read(rfd, k, 1) == 1 && waitpid(pid, st, 0) == pid && WIFSTOPPED(*st) &&
+	       ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_TRACESYSGOOD) == 0;
 }
 
 /* The PKRU of a stopped tracee, as a tracer reads it. */
@@ -544,24 +556,15 @@ static void test_sysemu(void)
 {
 	unsigned char k = 0;
 	char comm[17] = "";
-	int fds[2], st = -1, open_stops = 0, closed_stops = 0;
+	int rfd, st = -1, open_stops = 0, closed_stops = 0;
 	uint32_t pkru;
-	pid_t pid;
+	pid_t pid = fork_row(row_sysemu, &rfd);
 
-	if (pipe(fds))
-		tap_bail("setup: pipe: %s", errname(errno));
-	pid = fork();
-	if (pid == 0) {
-		close(fds[0]);
-		row_sysemu(fds[1]);
-	}
-	close(fds[1]);
-	if (read(fds[0], &k, 1) != 1 || waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st) ||
-	    ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_TRACESYSGOOD)) {
+	if (!traced_start(pid, rfd, &k, &st)) {
 		kill(pid, SIGKILL);
 		waitpid(pid, &st, 0);
 		tap_ok(false, "%s: setup: the traced child stopped (status %#x)", lname(), st);
-		close(fds[0]);
+		close(rfd);
 		return;
 	}
 	while (ptrace(PTRACE_SYSEMU, pid, NULL, NULL) == 0 && waitpid(pid, &st, 0) == pid && WIFSTOPPED(st)) {
@@ -578,7 +581,7 @@ static void test_sysemu(void)
 		kill(pid, SIGKILL);
 		waitpid(pid, &st, 0);
 	}
-	close(fds[0]);
+	close(rfd);
 	if (level == 1) {
 		tap_ok(open_stops == 1,
 		       "plain: WRPKRU + a system call under PTRACE_SYSEMU: the tracer saw its entry stop with the key open (%d such stops, %d with it closed)",
@@ -625,20 +628,11 @@ static void test_sigreturn_stop(void)
 	unsigned char k = 0;
 	uint64_t last_nr = -1;
 	uint32_t pkru = 0;
-	int fds[2], st = -1, sig = 0;
+	int rfd, st = -1, sig = 0;
 	bool seen = false;
-	pid_t pid;
+	pid_t pid = fork_row(row_sigreturn_stop, &rfd);
 
-	if (pipe(fds))
-		tap_bail("setup: pipe: %s", errname(errno));
-	pid = fork();
-	if (pid == 0) {
-		close(fds[0]);
-		row_sigreturn_stop(fds[1]);
-	}
-	close(fds[1]);
-	if (read(fds[0], &k, 1) != 1 || waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st) ||
-	    ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_TRACESYSGOOD))
+	if (!traced_start(pid, rfd, &k, &st))
 		sig = -1;
 	while (sig >= 0 && ptrace(PTRACE_SYSCALL, pid, NULL, (void *)(long)sig) == 0 &&
 	       waitpid(pid, &st, 0) == pid && WIFSTOPPED(st)) {
@@ -658,7 +652,7 @@ static void test_sigreturn_stop(void)
 		kill(pid, SIGKILL);
 		waitpid(pid, &st, 0);
 	}
-	close(fds[0]);
+	close(rfd);
 	if (!tap_ok(seen && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 		    "%s: setup: the tracer stopped at the exit of the rt_sigreturn whose frame opens the key (status %#x)",
 		    lname(), st))
