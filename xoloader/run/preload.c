@@ -7,7 +7,8 @@
  * loader/preloader.c.  It finds PROG, validates and maps it and its
  * PT_INTERP (load.c), plans them (rtplan.c), makes their code-only pages
  * execute-only, builds PROG's initial stack and jumps to ld.so; or, for
- * --kernel, sets the xonly exec mode and executes PROG.
+ * --kernel, sets the xonly exec mode and executes PROG (--kernel-plans:
+ * without the audit module; the kernel's plans keep data in text readable).
  *
  * --plan, which prints the closure's plans and runs nothing, is analysis:
  * xoload executes xoplan (tools/xoplan.c, with a libc) for it, so that a run
@@ -61,7 +62,7 @@ static void say(const char *s)
 
 struct opts {
 	unsigned int flags;		/* XOF_* for the audit module */
-	bool kernel;
+	bool kernel, kernel_plans;	/* --kernel; --kernel-plans: and no audit module */
 	const char *argv0, *audit;
 	int prog;			/* argv index of PROG */
 };
@@ -71,7 +72,8 @@ enum { OPT_NONE, OPT_REQUIRED, OPT_OPTIONAL };
 static const struct { const char *name; int arg; char id; } options[] = {
 	{ "report", OPT_OPTIONAL, 'r' }, { "plan", OPT_OPTIONAL, 'p' }, { "no-deps", OPT_NONE, 'D' },
 	{ "scan", OPT_OPTIONAL, 'S' }, { "strict", OPT_NONE, 's' }, { "permissive", OPT_NONE, 'P' },
-	{ "no-inherit", OPT_NONE, 'n' }, { "kernel", OPT_NONE, 'k' }, { "argv0", OPT_REQUIRED, '0' },
+	{ "no-inherit", OPT_NONE, 'n' }, { "kernel", OPT_NONE, 'k' }, { "kernel-plans", OPT_NONE, 'L' },
+	{ "argv0", OPT_REQUIRED, '0' },
 	{ "audit", OPT_REQUIRED, 'a' }, { "help", OPT_NONE, 'h' }, { "version", OPT_NONE, 'V' },
 	{ "no-cache", OPT_NONE, 'C' }, { "update-cache", OPT_NONE, 'U' }, { "no-wait", OPT_NONE, 'W' },
 	{ "rule", OPT_REQUIRED, 'R' },
@@ -175,6 +177,7 @@ static void parse_options(int argc, char **argv, char **envp, struct opts *o)
 		case 'P': o->flags |= XOF_PERMISSIVE; break;
 		case 'n': o->flags |= XOF_NO_INHERIT; break;
 		case 'k': o->kernel = true; break;
+		case 'L': o->kernel = o->kernel_plans = true; break;
 		case 'C': run_no_cache(); break;
 		case '0': o->argv0 = val; break;
 		case 'a': o->audit = val; break;
@@ -234,7 +237,8 @@ static void __attribute__((noreturn)) xoload(int argc, char **argv, char **envp)
 		die(2, "no program given (see --help)");
 	/* The kernel maps everything: nothing of xoload's own machinery applies. */
 	if (o.kernel && ((o.flags & ~XOF_TIMES) || o.audit))
-		die(2, "--kernel: not with --report, --plan, --scan, --strict, --no-inherit or --audit (see --help)");
+		dief(2, "%s: not with --report, --plan, --scan, --strict, --no-inherit or --audit (see --help)",
+		     o.kernel_plans ? "--kernel-plans" : "--kernel");
 
 	rc = find_prog(argv[o.prog], prog_path, err, sizeof(err));
 	if (rc)
@@ -245,10 +249,12 @@ static void __attribute__((noreturn)) xoload(int argc, char **argv, char **envp)
 		argv[o.prog] = (char *)o.argv0;
 	if (o.kernel) {
 		need_pkeys();
-		next_to_self(audit_path, XO_AUDIT_FROM_XOLOAD, XOLOAD_AUDIT_DEFAULT);
-		use_audit_module(prog.has_interp, false);
+		if (!o.kernel_plans) {
+			next_to_self(audit_path, XO_AUDIT_FROM_XOLOAD, XOLOAD_AUDIT_DEFAULT);
+			use_audit_module(prog.has_interp, false);
+		}
 		STEP(&o, "exec");
-		run_kernel_mode(argv + o.prog, envp);
+		run_kernel_mode(argv + o.prog, envp, !o.kernel_plans);
 	}
 
 	plan_image(&prog, &pplan, o.flags);

@@ -548,8 +548,15 @@ static size_t build_env(char **envp, char **out, bool with_prog)
  * inherited by every descendant.  The audit module goes into LD_AUDIT
  * (ours first, the user's kept): it gives the data in text of each object
  * back its read permission (carve.c) before the object is relocated.
+ *
+ * --kernel-plans (@module false): no module; the environment goes as it
+ * is.  The kernel's plans (trusted.xonly, xoload --set-xattr) are then the
+ * only thing that keeps data in text readable: an object that needs one
+ * and has none faults on its first read of it, and nothing is read.  No
+ * PR_XONLY_EXEC_CARVE either: nothing of ours needs to carve, so at the
+ * strict level PROG and its descendants may not.
  */
-void run_kernel_mode(char **argv, char **envp)
+void run_kernel_mode(char **argv, char **envp, bool module)
 {
 	size_t envc = 0;
 	long r, level;
@@ -559,7 +566,8 @@ void run_kernel_mode(char **argv, char **envp)
 	{
 		char *env[envc + 3];
 
-		build_env(envp, env, false);
+		if (module)
+			build_env(envp, env, false);
 		/*
 		 * Level 1, or the level the process has (xonly=strict: 2, which
 		 * cannot be lowered; learn mode, which lets code be read, is
@@ -572,13 +580,15 @@ void run_kernel_mode(char **argv, char **envp)
 		level = rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0);
 		if (level < 1 || level == XONLY_PR_XONLY_LEARN)
 			level = 1;	/* learn mode (xonly=learn) ranks below 1: raised */
-		r = rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, level, XONLY_PR_XONLY_EXEC_CARVE, 0, 0, 0);
+		r = -RT_EINVAL;
+		if (module)
+			r = rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, level, XONLY_PR_XONLY_EXEC_CARVE, 0, 0, 0);
 		if (r == -RT_EINVAL)
 			r = rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, level, 0, 0, 0, 0);
 		if (r)
 			dief(126, "--kernel: prctl(PR_SET_XONLY): %s (EINVAL: this kernel has no xonly exec mode, see xonly(7))",
 			     rt_strerror((int)-r));
-		r = rt_syscall(RT_NR_execve, prog_path, argv, env);
+		r = rt_syscall(RT_NR_execve, prog_path, argv, module ? env : envp);
 	}
 	dief(r == -RT_ENOENT ? 127 : 126, "%s: %s", prog_path, rt_strerror((int)-r));
 }

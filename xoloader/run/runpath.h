@@ -78,7 +78,7 @@ void prepare_handover(unsigned int flags);
 int scan_run(const char *xoscan, const char *tag, const char *fmtopt, const char *const *files);
 const char *scan_fmtopt(unsigned long flags);
 /* --kernel: PR_SET_XONLY and execve PROG. */
-void __attribute__((noreturn)) run_kernel_mode(char **argv, char **envp);
+void __attribute__((noreturn)) run_kernel_mode(char **argv, char **envp, bool module);
 /* Switch to PROG's initial stack and jump to @entry (ld.so's, or PROG's if static). */
 void __attribute__((noreturn)) handover(uint64_t entry, int argc, char **argv, char **envp, unsigned int flags,
 					const struct image *prog, const struct image *interp);

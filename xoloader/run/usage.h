@@ -15,6 +15,7 @@
 
 static const char usage[] =
 "usage: xoload [OPTIONS] PROG [ARGS...]\n"
+"       xoload --kernel|--kernel-plans PROG [ARGS...]\n"
 "       xoload --update-cache [--rule=fde|proven] [--no-wait] [PATH...]\n"
 "       xoload --set-xattr|--get-xattr|--clear-xattr FILE...\n"
 "       xoload --set-xattr --from-log LOG [--log-only] [FILE...]\n"
@@ -70,6 +71,13 @@ static const char usage[] =
 "                        their read back: pkey_mprotect(..., 0).  Not with\n"
 "                        --report, --plan, --scan, --strict, --no-inherit,\n"
 "                        --permissive, --audit\n"
+"  --kernel-plans        --kernel without the audit module: PROG and its\n"
+"                        descendants start as fast as natively; data in\n"
+"                        text stays readable only where the file has a plan\n"
+"                        the kernel applies (--set-xattr, xonly(7) \"Plans\");\n"
+"                        an object with data in its code and no such plan\n"
+"                        faults (SIGSEGV) on its first read of that data.\n"
+"                        Not with the options --kernel refuses\n"
 "  --no-cache            plan every object now, take no plan from the plan\n"
 "                        cache (also in the audit module and PROG's children:\n"
 "                        XOLOAD_NO_CACHE=1); allowed with --kernel\n"

@@ -9,7 +9,14 @@
  *            /usr/bin/true, `python3 -c pass` and `node -e 0` (if the
  *            image has them):
  *            the median wall time of one run, native vs `xoload PROG`
- *            (target <= 1.10x) vs `xoload --kernel PROG` (<= 1.05x);
+ *            (target <= 1.10x) vs `xoload --kernel PROG` (<= 1.05x), and
+ *            vs `xoload --kernel-plans PROG` (no audit module: the kernel's
+ *            plans, which this benchmark sets on the programs' closures
+ *            with xoload --set-xattr and clears at the end);
+ *   scripts  a shell running PROG 10 times, natively, under `xoload --kernel`
+ *            and under `--kernel-plans`: what each descendant of a
+ *            process in xonly mode pays (the audit module in LD_AUDIT is
+ *            inherited; with --kernel-plans nothing is);
  *   steady   sha256sum of a 64 MiB file on tmpfs: R runs each, native vs
  *            under xoload (target <= 1.01x).
  *            Each run is paired with one on an empty file, whose time is
@@ -49,6 +56,10 @@
 #define NULLAUDIT	"/xonly/lib/xoload/libnullaudit.so"
 #define DATA		"/tmp/xoload-bench.data"
 #define EMPTY		"/tmp/xoload-bench.empty"
+#define NVARIANTS	6	/* native, xoload, --kernel, the two --no-cache, --kernel-plans */
+
+/* The closures' files (xoload --plan=tsv), for --set-xattr / --clear-xattr; "" if unset. */
+static char plan_files[16384];
 
 static double now(void)
 {
@@ -114,23 +125,69 @@ static int make_data(int mib)
 	return close(fd);
 }
 
+/* `xoload OP FILES` for the files of plan_files (--set-xattr, --clear-xattr); 0 if it passed. */
+static int xattrs(const char *op)
+{
+	char cmd[sizeof(plan_files) + 128];
+
+	snprintf(cmd, sizeof(cmd), XOLOAD " %s %s >/dev/null", op, plan_files);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/*
+ * The kernel's plans on the closure of each program of @progs (what
+ * xoload --plan=tsv lists), as an administrator sets them for xonly=on:
+ * 0 if set, else -1 and --kernel-plans is left out.
+ */
+static int set_plans(const char *const *progs)
+{
+	char cmd[256], line[4096], needle[4100];
+	size_t len = 0;
+	FILE *f;
+
+	for (; *progs; progs++) {
+		if (access(*progs, X_OK))
+			continue;
+		snprintf(cmd, sizeof(cmd), XOLOAD " --plan=tsv %s 2>/dev/null | cut -f1 | sort -u", *progs);
+		if (!(f = popen(cmd, "r")))
+			return -1;
+		while (fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(needle, sizeof(needle), " %s ", line);	/* plan_files: " a b ... " */
+			if (line[0] != '/' || strstr(plan_files, needle) || len + strlen(line) + 3 > sizeof(plan_files))
+				continue;
+			len += (size_t)snprintf(plan_files + len, sizeof(plan_files) - len, "%s%s ", len ? "" : " ", line);
+		}
+		if (pclose(f))
+			return -1;
+	}
+	if (len && !xattrs("--set-xattr"))
+		return 0;
+	if (len)
+		xattrs("--clear-xattr");
+	plan_files[0] = 0;
+	return -1;
+}
+
 /*
  * Startup of @argv natively, under xoload and under xoload --kernel, with
- * the plan cache and without it (--no-cache), @n runs each interleaved
- * (native, xoload, --kernel, xoload --no-cache, --kernel --no-cache,
- * native, ...): medians and ratios in two lines, @t[5][n] the times.
- * Returns 1 if a run failed.
+ * the plan cache and without it (--no-cache), and under --kernel-plans
+ * (if the plans are set), @n runs each interleaved (native, xoload,
+ * --kernel, xoload --no-cache, --kernel --no-cache, --kernel-plans,
+ * native, ...): medians and ratios in two lines, @t[NVARIANTS][n] the
+ * times.  Returns 1 if a run failed.
  */
-static int startup(const char *label, char *const argv[], int n, double *t[5])
+static int startup(const char *label, char *const argv[], int n, double *t[NVARIANTS])
 {
-	static const char *const pre[5][3] = {
+	static const char *const pre[NVARIANTS][3] = {
 		{ NULL }, { XOLOAD }, { XOLOAD, "--kernel" }, { XOLOAD, "--no-cache" }, { XOLOAD, "--kernel", "--no-cache" },
+		{ XOLOAD, "--kernel-plans" },
 	};
-	char *v[5][16];
-	double m[5];
-	int i, k, j, np, kernel_ok;
+	char *v[NVARIANTS][16];
+	double m[NVARIANTS];
+	int i, k, j, np, kernel_ok, plans_ok = plan_files[0] != 0;
 
-	for (j = 0; j < 5; j++) {
+	for (j = 0; j < NVARIANTS; j++) {
 		for (np = 0; np < 3 && pre[j][np]; np++)
 			v[j][np] = (char *)pre[j][np];
 		for (k = 0; argv[k] && k < 12; k++)
@@ -141,13 +198,14 @@ static int startup(const char *label, char *const argv[], int n, double *t[5])
 	kernel_ok = timed(v[2]) >= 0;
 	timed(v[0]);
 	timed(v[1]);
+	plans_ok = plans_ok && kernel_ok;
 	for (i = 0; i < n; i++)
-		for (j = 0; j < 5; j++) {
-			t[j][i] = kernel_ok || (j != 2 && j != 4) ? timed(v[j]) : 1;
+		for (j = 0; j < NVARIANTS; j++) {
+			t[j][i] = (kernel_ok || (j != 2 && j != 4)) && (plans_ok || j != 5) ? timed(v[j]) : 1;
 			if (t[j][i] < 0)
 				return 1;
 		}
-	for (j = 0; j < 5; j++)
+	for (j = 0; j < NVARIANTS; j++)
 		m[j] = median(t[j], n);
 	printf("xoload startup: %s, median of %d interleaved runs: native %.2f ms, xoload %.2f ms: ratio %.3f (target <= 1.10)",
 	       label, n, m[0] * 1e3, m[1] * 1e3, m[1] / m[0]);
@@ -155,7 +213,14 @@ static int startup(const char *label, char *const argv[], int n, double *t[5])
 		printf(", xoload --kernel %.2f ms: ratio %.3f (target <= 1.05)", m[2] * 1e3, m[2] / m[0]);
 	else
 		printf(", xoload --kernel: not on this kernel");
-	printf("; fastest: native %.2f, xoload %.2f ms\n", t[0][0] * 1e3, t[1][0] * 1e3);
+	if (plans_ok)
+		printf(", xoload --kernel-plans %.2f ms: ratio %.3f", m[5] * 1e3, m[5] / m[0]);
+	printf("; fastest: native %.2f, xoload %.2f ms", t[0][0] * 1e3, t[1][0] * 1e3);
+	if (kernel_ok)
+		printf(", --kernel %.2f ms", t[2][0] * 1e3);
+	if (plans_ok)
+		printf(", --kernel-plans %.2f ms", t[5][0] * 1e3);
+	printf("\n");
 	printf("xoload startup: %s, the same runs without the plan cache (--no-cache): xoload %.2f ms: ratio %.3f",
 	       label, m[3] * 1e3, m[3] / m[0]);
 	if (kernel_ok)
@@ -292,6 +357,36 @@ static int phases(const char *label, const char *prog, bool cache, int n)
 	return 0;
 }
 
+/*
+ * A shell running @prog 10 times, natively, under xoload --kernel and
+ * under --kernel-plans, @n runs each interleaved: the medians, and the
+ * ratios per run of the script (each of its 10 programs is a descendant
+ * of the process xoload started).
+ */
+static int scripts(const char *label, const char *prog, int n, double *t[NVARIANTS])
+{
+	char script[512];
+	char *v[3][8] = {
+		{ "/bin/sh", "-c", script, NULL },
+		{ XOLOAD, "--kernel", "/bin/sh", "-c", script, NULL },
+		{ XOLOAD, "--kernel-plans", "/bin/sh", "-c", script, NULL },
+	};
+	int i, j;
+
+	snprintf(script, sizeof(script), "for i in 1 2 3 4 5 6 7 8 9 10; do %s >/dev/null || exit 1; done", prog);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < 3; j++)
+			if ((t[j][i] = timed(v[j])) < 0)
+				return 1;
+	for (j = 0; j < 3; j++)
+		t[j][n] = median(t[j], n);
+	printf("xoload scripts: sh running %s 10 times, median of %d interleaved runs: native %.1f ms, "
+	       "xoload --kernel %.1f ms: ratio %.3f (module inherited), xoload --kernel-plans %.1f ms: ratio %.3f "
+	       "(no module)\n", label, n, t[0][n] * 1e3, t[1][n] * 1e3, t[1][n] / t[0][n], t[2][n] * 1e3, t[2][n] / t[0][n]);
+	fflush(stdout);
+	return 0;
+}
+
 /* How many of the plan lookups of `xoload hello` and `xoload --kernel hello` are hits. */
 static void cache_state(void)
 {
@@ -334,14 +429,15 @@ int main(int argc, char **argv)
 {
 	int nstart = argc > 1 ? atoi(argv[1]) : 25, nsteady = argc > 2 ? atoi(argv[2]) : 5;
 	int mib = argc > 3 ? atoi(argv[3]) : 64, i, failed = 0;
-	double *t[5], *sn, *sx, sumn = 0, sumx = 0, en = 0, ex = 0, mn, mx;
+	double *t[NVARIANTS], *sn, *sx, sumn = 0, sumx = 0, en = 0, ex = 0, mn, mx;
+	static const char *const planned[] = { HELLO, TRUE, PYTHON3, NODE, "/bin/sh", NULL };
 
 	if (nstart < 1 || nsteady < 1 || mib < 1) {
 		fprintf(stderr, "usage: xoload-bench [STARTUP_RUNS [STEADY_RUNS [MIB]]]\n");
 		return 2;
 	}
-	for (i = 0; i < 5; i++)
-		if (!(t[i] = calloc((size_t)nstart, sizeof(*t[i]))))
+	for (i = 0; i < NVARIANTS; i++)
+		if (!(t[i] = calloc((size_t)nstart + 1, sizeof(*t[i]))))
 			return 1;
 	sn = calloc((size_t)nsteady, sizeof(*sn));
 	sx = calloc((size_t)nsteady, sizeof(*sx));
@@ -354,6 +450,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	cache_state();
+	if (set_plans(planned))
+		printf("xoload startup: --kernel-plans left out: xoload --set-xattr failed (no plans in this kernel?)\n");
 	failed |= startup("hello", (char *[]){ HELLO, "bench", NULL }, nstart, t);
 	failed |= startup("true", (char *[]){ TRUE, NULL }, nstart, t);
 	if (access(PYTHON3, X_OK))
@@ -364,6 +462,12 @@ int main(int argc, char **argv)
 		printf("xoload startup: node -e 0: skipped: no %s in this image\n", NODE);
 	else
 		failed |= startup("node -e 0", (char *[]){ NODE, "-e", "0", NULL }, nstart, t);
+	if (!failed && plan_files[0]) {
+		failed |= scripts("hello", HELLO, nstart / 5 + 1, t);
+		failed |= scripts("true", TRUE, nstart / 5 + 1, t);
+	}
+	if (plan_files[0])
+		xattrs("--clear-xattr");
 	if (failed) {
 		printf("xoload startup: FAILED: a run exited non-zero\n");
 		return 1;

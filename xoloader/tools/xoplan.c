@@ -223,6 +223,7 @@ int main(int argc, char **argv, char **envp)
 		{ "permissive", no_argument, NULL, 'P' },
 		{ "no-inherit", no_argument, NULL, 'n' },
 		{ "kernel", no_argument, NULL, 'k' },
+		{ "kernel-plans", no_argument, NULL, 'L' },
 		{ "argv0", required_argument, NULL, '0' },
 		{ "audit", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
@@ -237,7 +238,7 @@ int main(int argc, char **argv, char **envp)
 	static struct plan pplan, iplan;
 	char err[PATH_MAX + 200];
 	unsigned int flags = 0;
-	bool plan_only = false, kernel_mode = false, no_deps = false, update_cache = false, no_wait = false;
+	bool plan_only = false, kernel_mode = false, kernel_plans = false, no_deps = false, update_cache = false, no_wait = false;
 	const char *argv0 = NULL, *rfmt = NULL, *sfmt = NULL, *rule = NULL;
 	int c, rc;
 
@@ -284,6 +285,7 @@ int main(int argc, char **argv, char **envp)
 		case 'P': flags |= XOF_PERMISSIVE; break;
 		case 'n': flags |= XOF_NO_INHERIT; break;
 		case 'k': kernel_mode = true; break;
+		case 'L': kernel_mode = kernel_plans = true; break;
 		case 'C': run_no_cache(); break;
 		case 'U': update_cache = true; break;
 		case 'W': no_wait = true; break;
@@ -311,7 +313,8 @@ int main(int argc, char **argv, char **envp)
 		die(2, "--no-deps: only with --plan (see --help)");
 	/* The kernel maps everything: nothing of xoload's own machinery applies. */
 	if (kernel_mode && ((flags & ~XOF_PRESENT) || plan_only || *audit_path))
-		die(2, "--kernel: not with --report, --plan, --scan, --strict, --no-inherit or --audit (see --help)");
+		dief(2, "%s: not with --report, --plan, --scan, --strict, --no-inherit or --audit (see --help)",
+		     kernel_plans ? "--kernel-plans" : "--kernel");
 	rc = find_prog(argv[optind], prog_path, err, sizeof(err));
 	/* --plan plans any object: a library is searched as ld.so searches. */
 	if (rc && plan_only && *argv[optind] && !dep_find_lib(argv[optind], prog_path))
