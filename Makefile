@@ -187,7 +187,7 @@ XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDI
               $(XO_LIBDIR)/libgap.so $(XO_LIBDIR)/gapuser \
               $(XO_LIBDIR)/hello-static $(XO_LIBDIR)/libtextrel.so $(XO_LIBDIR)/textrel-user \
               $(XO_LIBDIR)/libpkrugadgets.so $(XO_LIBDIR)/datatext $(XO_LIBDIR)/libdatatext.so \
-              $(XO_LIBDIR)/selfexec $(XO_LIBDIR)/cryptoprobe $(XO_LIBDIR)/programs.sh
+              $(XO_LIBDIR)/selfexec $(XO_LIBDIR)/cryptoprobe $(XO_LIBDIR)/programs.sh $(XO_LIBDIR)/execthrough
 # Dynamically linked guest programs: the image has glibc's ld.so and libc.
 XO_DYN     := -Wl,-Bstatic -lcapstone -Wl,-Bdynamic
 
@@ -249,6 +249,11 @@ $(BUILD)/guest/tests/xoload/%: tests/xoload/%.sh $(XO_HELPERS)
 $(XO_LIBDIR)/libnullaudit.so: tests/xoload/lib/nullaudit.c
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) $(XO_AUDIT_FLAGS) -o $@ $<
+
+# A static program that only execve()s its argument: the floor of make bench.
+$(XO_LIBDIR)/execthrough: tests/xoload/lib/execthrough.c kernel/include/xonly/uapi.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -nostdlib -ffreestanding -fno-stack-protector -fno-pie -no-pie -static -o $@ $<
 
 # An audit module that swaps a library's file under ld.so (tests/xoload/sameobj.sh).
 $(XO_LIBDIR)/libswapaudit.so: tests/xoload/lib/swapaudit.c

@@ -12,7 +12,11 @@
  *            (target <= 1.10x) vs `xoload --kernel PROG` (<= 1.05x), and
  *            vs `xoload --kernel-plans PROG` (no audit module: the kernel's
  *            plans, which this benchmark sets on the programs' closures
- *            with xoload --set-xattr and clears at the end);
+ *            with xoload --set-xattr and clears at the end), and vs
+ *            `execthrough PROG` (a static program that only execve()s
+ *            PROG: the floor of any command in front of PROG) and
+ *            `execthrough --xonly PROG` (the same after prctl(PR_SET_XONLY,
+ *            1): the floor of --kernel-plans);
  *   scripts  a shell running PROG 10 times, natively, under `xoload --kernel`
  *            and under `--kernel-plans`: what each descendant of a
  *            process in xonly mode pays (the audit module in LD_AUDIT is
@@ -56,7 +60,8 @@
 #define NULLAUDIT	"/xonly/lib/xoload/libnullaudit.so"
 #define DATA		"/tmp/xoload-bench.data"
 #define EMPTY		"/tmp/xoload-bench.empty"
-#define NVARIANTS	6	/* native, xoload, --kernel, the two --no-cache, --kernel-plans */
+#define EXECTHROUGH	"/xonly/lib/xoload/execthrough"
+#define NVARIANTS	8	/* native, xoload, --kernel, the two --no-cache, --kernel-plans, execthrough (--xonly) */
 
 /* The closures' files (xoload --plan=tsv), for --set-xattr / --clear-xattr; "" if unset. */
 static char plan_files[16384];
@@ -135,6 +140,29 @@ static int xattrs(const char *op)
 }
 
 /*
+ * Setting or removing an attribute changes the file's ctime, and with it
+ * the identity its plan-cache entry was made for: the entries are planned
+ * again (xoload --update-cache without a PATH re-plans stale entries,
+ * waiting out the cache's 2 s margin), or every later xoload run would
+ * miss the cache.
+ */
+static void refresh_cache(void)
+{
+	if (system(XOLOAD " --update-cache >/dev/null 2>&1"))
+		printf("xoload startup: xoload --update-cache failed: later rows may miss the plan cache\n");
+}
+
+/* At exit: the plans set by set_plans() removed again, the cache fresh. */
+static void clear_plans(void)
+{
+	if (!plan_files[0])
+		return;
+	xattrs("--clear-xattr");
+	plan_files[0] = 0;
+	refresh_cache();
+}
+
+/*
  * The kernel's plans on the closure of each program of @progs (what
  * xoload --plan=tsv lists), as an administrator sets them for xonly=on:
  * 0 if set, else -1 and --kernel-plans is left out.
@@ -161,12 +189,15 @@ static int set_plans(const char *const *progs)
 		if (pclose(f))
 			return -1;
 	}
-	if (len && !xattrs("--set-xattr"))
-		return 0;
-	if (len)
-		xattrs("--clear-xattr");
-	plan_files[0] = 0;
-	return -1;
+	if (!len)
+		return -1;
+	atexit(clear_plans);
+	if (xattrs("--set-xattr")) {
+		clear_plans();
+		return -1;
+	}
+	refresh_cache();
+	return 0;
 }
 
 /*
@@ -181,7 +212,7 @@ static int startup(const char *label, char *const argv[], int n, double *t[NVARI
 {
 	static const char *const pre[NVARIANTS][3] = {
 		{ NULL }, { XOLOAD }, { XOLOAD, "--kernel" }, { XOLOAD, "--no-cache" }, { XOLOAD, "--kernel", "--no-cache" },
-		{ XOLOAD, "--kernel-plans" },
+		{ XOLOAD, "--kernel-plans" }, { EXECTHROUGH }, { EXECTHROUGH, "--xonly" },
 	};
 	char *v[NVARIANTS][16];
 	double m[NVARIANTS];
@@ -201,7 +232,7 @@ static int startup(const char *label, char *const argv[], int n, double *t[NVARI
 	plans_ok = plans_ok && kernel_ok;
 	for (i = 0; i < n; i++)
 		for (j = 0; j < NVARIANTS; j++) {
-			t[j][i] = (kernel_ok || (j != 2 && j != 4)) && (plans_ok || j != 5) ? timed(v[j]) : 1;
+			t[j][i] = (kernel_ok || (j != 2 && j != 4 && j != 7)) && (plans_ok || j != 5) ? timed(v[j]) : 1;
 			if (t[j][i] < 0)
 				return 1;
 		}
@@ -215,11 +246,17 @@ static int startup(const char *label, char *const argv[], int n, double *t[NVARI
 		printf(", xoload --kernel: not on this kernel");
 	if (plans_ok)
 		printf(", xoload --kernel-plans %.2f ms: ratio %.3f", m[5] * 1e3, m[5] / m[0]);
+	printf(", a static program that only execve()s PROG %.2f ms: ratio %.3f", m[6] * 1e3, m[6] / m[0]);
+	if (kernel_ok)
+		printf(", the same after prctl(PR_SET_XONLY, 1) %.2f ms: ratio %.3f", m[7] * 1e3, m[7] / m[0]);
 	printf("; fastest: native %.2f, xoload %.2f ms", t[0][0] * 1e3, t[1][0] * 1e3);
 	if (kernel_ok)
 		printf(", --kernel %.2f ms", t[2][0] * 1e3);
 	if (plans_ok)
 		printf(", --kernel-plans %.2f ms", t[5][0] * 1e3);
+	printf(", execve() only %.2f ms", t[6][0] * 1e3);
+	if (kernel_ok)
+		printf(", prctl + execve() %.2f ms", t[7][0] * 1e3);
 	printf("\n");
 	printf("xoload startup: %s, the same runs without the plan cache (--no-cache): xoload %.2f ms: ratio %.3f",
 	       label, m[3] * 1e3, m[3] / m[0]);
@@ -449,9 +486,9 @@ int main(int argc, char **argv)
 		printf("xoload startup: FAILED: %s or %s %s does not run\n", HELLO, XOLOAD, HELLO);
 		return 1;
 	}
-	cache_state();
 	if (set_plans(planned))
 		printf("xoload startup: --kernel-plans left out: xoload --set-xattr failed (no plans in this kernel?)\n");
+	cache_state();
 	failed |= startup("hello", (char *[]){ HELLO, "bench", NULL }, nstart, t);
 	failed |= startup("true", (char *[]){ TRUE, NULL }, nstart, t);
 	if (access(PYTHON3, X_OK))
@@ -466,8 +503,6 @@ int main(int argc, char **argv)
 		failed |= scripts("hello", HELLO, nstart / 5 + 1, t);
 		failed |= scripts("true", TRUE, nstart / 5 + 1, t);
 	}
-	if (plan_files[0])
-		xattrs("--clear-xattr");
 	if (failed) {
 		printf("xoload startup: FAILED: a run exited non-zero\n");
 		return 1;
