@@ -15,7 +15,8 @@
 #    carry none;
 #  - an entry of an unknown rule id (well-formed, its checksum right) is
 #    a miss, "entry of another planner"; one of format version 1 (before
-#    the net pages) a miss, "entry of another format version";
+#    the net pages) a miss, "entry of another format version", and its
+#    file planned again by --update-cache without a PATH;
 #  - `--update-cache` without --rule over the same files makes them FDE
 #    entries again, byte-identical to rtplan_build()'s plans;
 #  - --rule=other and --rule without --update-cache: status 2, one line;
@@ -167,12 +168,18 @@ r=$(XOLOAD_CACHE_VERBOSE=1 "$xoload" --plan=tsv --no-deps "$p" 2>&1 >/dev/null |
 [[ $r == *": miss: entry of another planner (rule id)"* ]]
 ok $? "and the run path plans it itself ($r)"
 
-# 2b. An entry of the format before the net pages (version 1) is a miss.
+# 2b. An entry of the format before the net pages (version 1, as that
+# xoload wrote it) is a miss, and the next --update-cache plans its file
+# again (an upgrade of xoload keeps the cache's files).
 out=$(nice -n 10 "$xoload" --update-cache --rule=proven "$p" 2>&1)
 "$t" set-version "$c" "$p" 1
 r=$("$t" lookup "$c" "$p" 2>&1)
 [[ $r == *"miss: entry of another format version" ]]
 ok $? "an entry of format version 1, checksum right: a miss ($r)"
+out=$(nice -n 10 "$xoload" --update-cache 2>&1); st=$?
+r=$("$t" lookup "$c" "$p" 2>&1)
+[ "$st" = 0 ] && [[ $out == *", 1 pruned, 1 planned again"* ]] && [[ $r == *": hit" ]]
+ok $? "--update-cache without a PATH plans its file again ($out; $r)"
 
 # 3. Back to the FDE rule: every entry the FDE rule's, its plan rtplan_build()'s.
 out=$(nice -n 10 "$xoload" --update-cache $(cat "$w/files") 2>&1); st=$?

@@ -234,12 +234,17 @@ int xoc_check_frame(const void *buf, size_t len, const char **why)
 	const struct xoc_head *h = buf;
 	const struct xoc_range *r = (const struct xoc_range *)(h + 1);
 
-	if (len < sizeof(*h) || len > XOC_MAX_ENTRY)
-		return bad(why, len < sizeof(*h) ? "damaged entry (truncated)" : "damaged entry (too large)");
-	if (rt_memcmp(h->magic, XOC_MAGIC, sizeof(h->magic)) || h->head_size != sizeof(*h))
+	/* Magic and version first: an older format's header has another size. */
+	if (len < 16 || len > XOC_MAX_ENTRY)
+		return bad(why, len < 16 ? "damaged entry (truncated)" : "damaged entry (too large)");
+	if (rt_memcmp(h->magic, XOC_MAGIC, sizeof(h->magic)))
 		return bad(why, "damaged entry (not a plan cache entry)");
 	if (h->version != XOC_VERSION)
 		return bad(why, "entry of another format version");
+	if (len < sizeof(*h))
+		return bad(why, "damaged entry (truncated)");
+	if (h->head_size != sizeof(*h))
+		return bad(why, "damaged entry (not a plan cache entry)");
 	if (h->total != len)
 		return bad(why, "damaged entry (size)");
 	if (h->sum != xoc_sum(buf, len))

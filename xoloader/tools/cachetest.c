@@ -22,7 +22,8 @@
  *       FILE's entry in DIR made an entry of rule id ID, its checksum
  *       made right again: a well-formed entry of an unknown planner.
  *   xocachetest set-version DIR FILE N
- *       the same with format version N (an entry of an older format).
+ *       the same with format version N; N 1: the entry rewritten as
+ *       version 1 wrote it (no net pages, a shorter header).
  *   xocachetest net DIR FILE...|-
  *       the net pages of each FILE's entry as the lookup decodes them
  *       (run/plancache.h): "FILE\tSTART\tEND" (hex) per range.
@@ -215,6 +216,33 @@ static ssize_t read_entry(const char *dir, const char *path, char *name, size_t 
 	return n;
 }
 
+/*
+ * The entry in a[] (@len bytes) rewritten in format version 1, as the
+ * xoload before the net pages wrote it: the header without nnet and pad
+ * (136 bytes), the ranges, no net ranges, the path; its checksum (at 128)
+ * over that.  Its new length.
+ */
+static ssize_t to_v1(size_t len)
+{
+	struct xoc_head *h = (struct xoc_head *)a;
+	size_t ranges = h->nranges * sizeof(struct xoc_range), path = h->pathlen, n = 136 + ranges + path, i;
+	uint64_t total = n, sum = 0xcbf29ce484222325ull;
+
+	(void)len;
+	memcpy(b, a, 120);				/* magic ... pathlen */
+	memcpy(b + 120, &total, 8);
+	memset(b + 128, 0, 8);
+	memcpy(b + 136, a + sizeof(*h), ranges);
+	memcpy(b + 136 + ranges, xoc_entry_path(a), path);
+	((struct xoc_head *)b)->version = 1;
+	((struct xoc_head *)b)->head_size = 136;
+	for (i = 0; i < n; i++)				/* FNV-1a 64, as xoc_sum() */
+		sum = (sum ^ b[i]) * 0x100000001b3ull;
+	memcpy(b + 128, &sum, 8);
+	memcpy(a, b, n);
+	return (ssize_t)n;
+}
+
 /* set-rule, set-version: one header field of FILE's entry changed, its checksum made right again. */
 static int set_field(const char *dir, const char *path, const char *field, const char *val)
 {
@@ -230,11 +258,14 @@ static int set_field(const char *dir, const char *path, const char *field, const
 			return 2;
 		memset(h->rule, 0, sizeof(h->rule));
 		memcpy(h->rule, val, strlen(val));
+	} else if (!strcmp(val, "1")) {
+		n = to_v1((size_t)n);
 	} else {
 		h->version = (uint32_t)strtoul(val, NULL, 0);
 	}
-	h->sum = xoc_sum(a, (size_t)n);
-	efd = open(name, O_WRONLY | O_CLOEXEC);
+	if (strcmp(field, "version") || strcmp(val, "1"))
+		h->sum = xoc_sum(a, (size_t)n);
+	efd = open(name, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (efd < 0 || pwrite(efd, a, (size_t)n, 0) != n || close(efd))
 		return 2;
 	return 0;

@@ -341,6 +341,31 @@ static bool plan_again(struct again *a, const char *path)
 }
 
 /*
+ * The path in a whole entry of format version 1 (before the net pages:
+ * a 136-byte header, no net ranges), or NULL: after an upgrade of xoload
+ * its files are planned again, as those of another planner are.  Only
+ * the layout is checked: the path is only planned again, as any path.
+ */
+static const char *v1_entry_path(const unsigned char *e, size_t len)
+{
+	const struct xoc_head *h = (const struct xoc_head *)e;
+	uint32_t nranges, pathlen;
+	uint64_t total;
+	size_t at;
+
+	if (len < 136 || memcmp(h->magic, XOC_MAGIC, sizeof(h->magic)) || h->version != 1 || h->head_size != 136)
+		return NULL;
+	memcpy(&nranges, e + 108, 4);
+	memcpy(&pathlen, e + 116, 4);
+	memcpy(&total, e + 120, 8);
+	at = 136 + (size_t)nranges * sizeof(struct xoc_range);
+	if (nranges > PLAN_MAX_RANGES || pathlen < 2 || pathlen > XOC_PATH_MAX || total != len ||
+	    at + pathlen != len || e[len - 1] || strlen((const char *)e + at) != pathlen - 1)
+		return NULL;
+	return (const char *)e + at;
+}
+
+/*
  * Remove every entry that is damaged, of another planner, or whose file
  * is gone or changed.  The path of an entry that is whole (of this
  * planner or another) and whose path still names something goes into
@@ -366,6 +391,8 @@ static void prune(const char *dir, struct counts *c, struct again *again)
 		n = e->d_name[0] == '.' ? -1 : read_entry(name, entry);	/* .tmp.*: an interrupted write */
 		if (n > 0 && !xoc_check_frame(entry, (size_t)n, &why))
 			fd = open(xoc_entry_path(entry), O_PATH | O_CLOEXEC);	/* only its identity */
+		else if (n > 0 && v1_entry_path(entry, (size_t)n) && !plan_again(again, v1_entry_path(entry, (size_t)n)))
+			c->status = 1;	/* out of memory: pruned, not planned again */
 		if (fd >= 0) {
 			keep = !xoc_fstat(fd, &id) && xoc_name(want, sizeof(want), dir, &id) &&
 			       !strcmp(want, name) && !xoc_decode(entry, (size_t)n, &id, 4096, NULL, NULL, &why);
