@@ -14,7 +14,7 @@
 #  - a program that installs a SIGSEGV handler of its own, then dlopens
 #    the library: the library's net pages are kept readable at once (one
 #    line), it prints 36;
-#  - xoload --no-net (and XOLOAD_NO_NET=1 under --kernel): killed by
+#  - xoload --no-net, also with --kernel, and XOLOAD_NO_NET=1: killed by
 #    SIGSEGV (status 139), no report line;
 #  - a read of dt_sum's own code, a page the FDE rule made execute-only
 #    (not a net page), with the net on: killed by SIGSEGV, no report line;
@@ -74,7 +74,9 @@ ok $? "xoload netprobe own (its own SIGSEGV handler, then dlopen): 36 (status $s
 dies "xoload --no-net netprobe prog" $XO --no-net $P prog
 dies "xoload --no-net netprobe lib" $XO --no-net $P lib $L
 dies "xoload --no-net netprobe-static prog" $XO --no-net $S prog
-dies "XOLOAD_NO_NET=1 xoload --kernel netprobe lib" env XOLOAD_NO_NET=1 $XO --kernel $P lib $L
+dies "xoload --kernel --no-net netprobe lib" $XO --kernel --no-net $P lib $L
+dies "XOLOAD_NO_NET=1 xoload netprobe lib" env XOLOAD_NO_NET=1 $XO $P lib $L
+dies "XOLOAD_NO_NET=1 xoload --kernel netprobe prog" env XOLOAD_NO_NET=1 $XO --kernel $P prog
 dies "xoload netprobe code (a page the FDE rule made execute-only)" $XO $P code
 dies "xoload --kernel netprobe code" $XO --kernel $P code
 # The FDE rule's real entries: the table stays readable, the net has nothing to do.
