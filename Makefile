@@ -157,7 +157,7 @@ XO_PLAN    := xoloader/ref/elfplan.c $(XO_RT)
 # The run path (runpath.c, load.c, the reader) is in both: xoload
 # (run/preload.c) without a libc, xoplan (tools/xoplan.c: --plan, --report,
 # --scan) with one.
-XO_RUN     := xoloader/run/runpath.c xoloader/run/load.c xoloader/run/carve.c $(XO_RT)
+XO_RUN     := xoloader/run/runpath.c xoloader/run/load.c xoloader/run/carve.c xoloader/run/net.c $(XO_RT)
 XO_LOADER  := xoloader/run/preload.c $(XO_RUN)
 XO_XOPLAN  := xoloader/tools/xoplan.c xoloader/tools/deps.c xoloader/tools/apply.c xoloader/tools/cachewrite.c \
 	      xoloader/tools/xattr.c xoloader/tools/fromlog.c $(XO_RUN)
@@ -173,7 +173,7 @@ check_free = ! readelf -lW $(1) | grep -q INTERP || { echo "$(1): has PT_INTERP"
 	! readelf -d $(1) | grep -q NEEDED || { echo "$(1): has DT_NEEDED" >&2; exit 1; }; \
 	! readelf -rW $(1) | grep '^0' | grep -v R_X86_64_RELATIVE || { echo "$(1): relocations other than R_X86_64_RELATIVE" >&2; exit 1; }; \
 	! readelf -lW $(1) | grep -q ' TLS ' || { echo "$(1): has TLS" >&2; exit 1; }
-XO_AUDIT   := xoloader/run/audit.c xoloader/run/sameobj.c $(XO_RT) xoloader/run/carve.c
+XO_AUDIT   := xoloader/run/audit.c xoloader/run/sameobj.c $(XO_RT) xoloader/run/carve.c xoloader/run/net.c
 # The module must not need a libc: nothing but its own code in its namespace,
 # no constructors, nothing ld.so relocates but (at most) data pointers.
 XO_AUDIT_FLAGS := -nostdlib -ffreestanding -fno-builtin -fno-stack-protector -fPIC \
@@ -187,7 +187,8 @@ XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDI
               $(XO_LIBDIR)/libgap.so $(XO_LIBDIR)/gapuser \
               $(XO_LIBDIR)/hello-static $(XO_LIBDIR)/libtextrel.so $(XO_LIBDIR)/textrel-user \
               $(XO_LIBDIR)/libpkrugadgets.so $(XO_LIBDIR)/datatext $(XO_LIBDIR)/libdatatext.so \
-              $(XO_LIBDIR)/selfexec $(XO_LIBDIR)/cryptoprobe $(XO_LIBDIR)/programs.sh $(XO_LIBDIR)/execthrough
+              $(XO_LIBDIR)/selfexec $(XO_LIBDIR)/cryptoprobe $(XO_LIBDIR)/programs.sh $(XO_LIBDIR)/execthrough \
+              $(XO_LIBDIR)/netprobe $(XO_LIBDIR)/netprobe-static $(XO_LIBDIR)/xocachetest
 # Dynamically linked guest programs: the image has glibc's ld.so and libc.
 XO_DYN     := -Wl,-Bstatic -lcapstone -Wl,-Bdynamic
 
@@ -277,6 +278,20 @@ $(XO_LIBDIR)/datatext: tests/xoload/lib/datatext.c tests/xoload/lib/datatext.S $
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< tests/xoload/lib/datatext.S $(TEST_LIB) $(XO_DYN)
 
+# The safety net's deliberately wrong plans (tests/xoload/net.sh): a table
+# in .text read by the program's own code, and xocachetest to forge them.
+$(XO_LIBDIR)/netprobe: tests/xoload/lib/netprobe.c tests/xoload/lib/datatext.S
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< tests/xoload/lib/datatext.S
+
+$(XO_LIBDIR)/netprobe-static: tests/xoload/lib/netprobe.c tests/xoload/lib/datatext.S
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DNETPROBE_STATIC -static -o $@ $< tests/xoload/lib/datatext.S
+
+$(XO_LIBDIR)/xocachetest: xoloader/tools/cachetest.c $(XO_RT) $(XO_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) -static -o $@ xoloader/tools/cachetest.c $(XO_RT)
+
 # tests/xoload/programs.sh: a /proc/self/exe re-exec, libcrypto from inside.
 $(XO_LIBDIR)/selfexec: tests/xoload/lib/selfexec.c
 	@mkdir -p $(@D)
@@ -338,10 +353,10 @@ $(BUILD)/host/xoload-main.o: xoloader/tools/xoplan.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -Dmain=xoload_main -c -o $@ $<
 
-$(XO_FUZZ): xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/runpath.c xoloader/run/load.c xoloader/run/carve.c \
+$(XO_FUZZ): xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/runpath.c xoloader/run/load.c xoloader/run/carve.c xoloader/run/net.c \
 	    xoloader/tools/deps.c xoloader/ref/elfplan.c xoloader/tools/apply.c xoloader/tools/cachewrite.c \
 	    xoloader/tools/xattr.c xoloader/tools/fromlog.c xoloader/ref/plancmp.c $(XO_RT) $(XO_HDRS)
-	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/runpath.c xoloader/run/carve.c \
+	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/runpath.c xoloader/run/carve.c xoloader/run/net.c \
 		xoloader/run/load.c xoloader/tools/deps.c xoloader/ref/elfplan.c xoloader/tools/apply.c xoloader/tools/cachewrite.c \
 		xoloader/tools/xattr.c xoloader/tools/fromlog.c xoloader/ref/plancmp.c $(XO_RT) -lelf
 

@@ -9,8 +9,14 @@
 #    FDE rule's get entries of the FDE rule, the others of the proven
 #    rule (both kinds are there), and `xoload --plan` says which; a second
 #    run, over two names of some files too, writes nothing;
+#  - the proven entries' net pages (the safety net's, issue 26 step 3)
+#    are the pages the proven plan makes execute-only and the FDE rule's
+#    keeps readable, computed here again from both plans; FDE entries
+#    carry none;
 #  - an entry of an unknown rule id (well-formed, its checksum right) is
-#    a miss, "entry of another planner";
+#    a miss, "entry of another planner"; one of format version 1 (before
+#    the net pages) a miss, "entry of another format version", and its
+#    file planned again by --update-cache without a PATH;
 #  - `--update-cache` without --rule over the same files makes them FDE
 #    entries again, byte-identical to rtplan_build()'s plans;
 #  - --rule=other and --rule without --update-cache: status 2, one line;
@@ -101,6 +107,49 @@ while IFS=$'\t' read -r f _ rule; do
 	"$t" compare "$c" "$f" >/dev/null || { same=1; echo "# not the FDE rule's plan: $f"; }
 done <"$w/rules"
 ok $same "each FDE rule's entry is byte-identical to rtplan_build()'s plan (xocachetest compare)"
+# Net pages (the safety net, issue 26 step 3): each proven entry carries
+# exactly the pages its plan makes execute-only and the FDE rule's keeps
+# readable, computed here again from the two plans (xoproven's, and
+# rtplan_build()'s through a lookup in a directory without entries);
+# the FDE rule's entries carry none.
+"$t" dump "$w/nocache" - <"$w/files" >"$w/fdeplan" 2>/dev/null
+# expect_net PROVEN FDE: "FILE\t0xSTART\t0xEND" of each merged run of such pages.
+expect_net() {
+	local -A fx=()
+	local f s e x a last= cur= start=0 end=0
+	while IFS=$'\t' read -r f s e x _; do
+		[ "$x" = xo ] || continue
+		for ((a = 16#$s; a < 16#$e; a += 4096)); do fx[$f:$a]=1; done
+	done <"$2"
+	while IFS=$'\t' read -r f s e x _; do
+		[ "$x" = xo ] || continue
+		grep -q "^$f"$'\thit\tproven$' "$w/rules" || continue
+		for ((a = 16#$s; a < 16#$e; a += 4096)); do
+			[ -n "${fx[$f:$a]:-}" ] && continue
+			if [ "$cur" = "$f" ] && [ "$end" = "$a" ]; then
+				end=$((a + 4096))
+				continue
+			fi
+			[ -n "$cur" ] && printf '%s\t%#x\t%#x\n' "$cur" "$start" "$end"
+			cur=$f start=$a end=$((a + 4096))
+		done
+	done <"$1"
+	[ -n "$cur" ] && printf '%s\t%#x\t%#x\n' "$cur" "$start" "$end"
+	return 0
+}
+expect_net "$w/fresh" "$w/fdeplan" >"$w/net.want"
+"$t" net "$c" - <"$w/files" >"$w/net.got"
+nnet=$(wc -l <"$w/net.got")
+diff "$w/net.want" "$w/net.got" >"$w/net.diff"
+[ "$nnet" -ge 1 ] && [ ! -s "$w/net.diff" ]
+ok $? "the proven entries' net pages are the pages only the proven rule makes execute-only ($nnet ranges in $(cut -f1 "$w/net.got" | sort -u | wc -l) objects$(
+	[ -s "$w/net.diff" ] && echo "; first difference: $(head -n 3 "$w/net.diff" | tr '\n' ' ')"))"
+nf=0
+while IFS=$'\t' read -r f _ rule; do
+	[ "$rule" = fde ] && grep -q "^$f"$'\t' "$w/net.got" && nf=$((nf + 1))
+done <"$w/rules"
+[ "$nf" = 0 ]
+ok $? "no FDE rule's entry carries net pages ($nf do)"
 p=$(grep -m1 $'\thit\tproven$' "$w/rules" | cut -f1)
 "$xoload" --plan=tsv --no-deps "$p" >"$w/plan" 2>"$w/err"; st=$?
 [ "$st" = 0 ] && grep -q "^xoload: plan cache: $p: the proven-code rule's plan$" "$w/err" &&
@@ -118,6 +167,19 @@ ok $? "an entry of an unknown rule id, checksum right: a miss ($r)"
 r=$(XOLOAD_CACHE_VERBOSE=1 "$xoload" --plan=tsv --no-deps "$p" 2>&1 >/dev/null | grep -m1 "plan cache: $p")
 [[ $r == *": miss: entry of another planner (rule id)"* ]]
 ok $? "and the run path plans it itself ($r)"
+
+# 2b. An entry of the format before the net pages (version 1, as that
+# xoload wrote it) is a miss, and the next --update-cache plans its file
+# again (an upgrade of xoload keeps the cache's files).
+out=$(nice -n 10 "$xoload" --update-cache --rule=proven "$p" 2>&1)
+"$t" set-version "$c" "$p" 1
+r=$("$t" lookup "$c" "$p" 2>&1)
+[[ $r == *"miss: entry of another format version" ]]
+ok $? "an entry of format version 1, checksum right: a miss ($r)"
+out=$(nice -n 10 "$xoload" --update-cache 2>&1); st=$?
+r=$("$t" lookup "$c" "$p" 2>&1)
+[ "$st" = 0 ] && [[ $out == *", 1 pruned, 1 planned again"* ]] && [[ $r == *": hit" ]]
+ok $? "--update-cache without a PATH plans its file again ($out; $r)"
 
 # 3. Back to the FDE rule: every entry the FDE rule's, its plan rtplan_build()'s.
 out=$(nice -n 10 "$xoload" --update-cache $(cat "$w/files") 2>&1); st=$?

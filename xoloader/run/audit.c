@@ -47,6 +47,7 @@
 #include "../rule/str.h"
 #include "carve.h"
 #include "fmt.h"
+#include "net.h"
 #include "plancache.h"
 #include "report.h"
 #include "rtplan.h"
@@ -65,6 +66,7 @@ static uint64_t at_base, at_sysinfo;
 static const char *execfn;
 static bool started, first_base = true;
 static bool kernel_mode;	/* xoload --kernel: the kernel made all code xo; carve data back */
+static bool net_on;		/* the safety net (net.h): not --no-net, not the strict level */
 static char selfdir[PATH_MAX_];	/* the directory this module is in */
 static char selfpath[PATH_MAX_];	/* and its path */
 
@@ -285,8 +287,21 @@ static bool mapped_file(long fd, const char *path, const char *name, uint64_t bi
 	return false;
 }
 
-/* Plan and protect one object mapped at @bias (@ld: its l_ld); @tag prefixes its report name. */
-static void protect(const char *path, uint64_t bias, uint64_t ld, const char *tag)
+/* The object's net pages (net.h) watched, from the plan just applied; its cookie. */
+static uint32_t watch(const char *name, uint64_t bias, const struct plan *p)
+{
+	uint32_t c = xonet_add(name, bias, p, net_on ? xoc_last_net() : NULL);
+
+	if (net_on)
+		xonet_arm();
+	return c;
+}
+
+/*
+ * Plan and protect one object mapped at @bias (@ld: its l_ld); @tag
+ * prefixes its report name.  Returns its safety net cookie (net.h), or 0.
+ */
+static uint32_t protect(const char *path, uint64_t bias, uint64_t ld, const char *tag)
 {
 	static struct plan p;	/* no recursion: ld.so holds its lock around la_objopen */
 	static char name[PATH_MAX_ + 32];
@@ -294,9 +309,11 @@ static void protect(const char *path, uint64_t bias, uint64_t ld, const char *ta
 	const char *note = NULL;
 
 	rt_strlcpy(name, tag, sizeof(name));
-	rt_strlcpy(name + rt_strlen(name), path, sizeof(name) - rt_strlen(name));
+	/* The main program opened as /proc/self/exe is named as it was run (messages, the net's lines). */
+	rt_strlcpy(name + rt_strlen(name), !rt_strcmp(path, "/proc/self/exe") && execfn ? execfn : path,
+		   sizeof(name) - rt_strlen(name));
 	if (fd >= 0 && !mapped_file(fd, path, name, bias, ld))
-		return;
+		return 0;
 	if (fd < 0 || xoc_plan((int)fd, name, 4096, &p, &note)) {
 		if (fd >= 0)
 			rt_close((int)fd);
@@ -304,7 +321,7 @@ static void protect(const char *path, uint64_t bias, uint64_t ld, const char *ta
 			refuse(name, fd < 0 ? ": cannot be planned (cannot open it): not run" :
 			       ": cannot be planned (malformed ELF): not run");
 		say(name, ": warning: cannot be planned: its code stays readable (--permissive)");
-		return;
+		return 0;
 	}
 	rt_close((int)fd);
 	if (note && (flags & XOF_REPORT)) {
@@ -323,7 +340,7 @@ static void protect(const char *path, uint64_t bias, uint64_t ld, const char *ta
 		/* The kernel mapped it execute-only: give the data in it back its read. */
 		if (rt_carve(&p, bias))
 			say(name, ": pkey_mprotect(PROT_READ|PROT_EXEC, 0) failed: its data in text stays unreadable");
-		return;
+		return watch(name, bias, &p);
 	}
 	if (rtplan_xo_pages(&p, 4096) == 0 && p.n) {
 		if (flags & XOF_STRICT)
@@ -340,6 +357,7 @@ static void protect(const char *path, uint64_t bias, uint64_t ld, const char *ta
 			       flags & XOF_JSON ? REPORT_JSON : flags & XOF_TSV ? REPORT_TSV : REPORT_HUMAN);
 	if (flags & XOF_SCAN)
 		scan(path, tag);
+	return watch(name, bias, &p);
 }
 
 /* Re-run this process under xoload; returns only if that is impossible. */
@@ -389,6 +407,12 @@ static void start(struct link_map *map)
 		drop_ld_audit();
 	if ((flags & XOF_SCAN) && selfpath[0])
 		scan(selfpath, "[xoload runtime] ");	/* the only object of its namespace */
+	/* The preloader's PROG and ld.so (xoload.h): recorded before this module existed. */
+	net_on = xonet_on(env(XOLOAD_NO_NET_ENV));
+	if (gate && gate->net && net_on) {
+		xonet_import((const struct xonet_table *)gate->net);
+		xonet_arm();
+	}
 	if (gate) {
 		/* AT_ENTRY is PROG's again for the program; ld.so already took the gate's. */
 		if (gate->auxv_entry)
@@ -418,7 +442,7 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 {
 	bool is_main = lmid == LM_ID_BASE && first_base;
 
-	(void)cookie;
+	*cookie = 0;	/* no net entry (la_objclose) unless protect() made one */
 	if (!started) {
 		start(map);
 		if (flags & XOF_TIMES)
@@ -436,17 +460,25 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 	if (is_main || map->l_addr == at_base) {
 		/* Done by xoload before ld.so ran (AT_XOLOAD), else do it now. */
 		if (!flags && !is_main)
-			protect(map->l_name, map->l_addr, (uint64_t)map->l_ld, "");
+			*cookie = protect(map->l_name, map->l_addr, (uint64_t)map->l_ld, "");
 		else if (!flags)	/* /proc/self/exe is the file, whatever path ran it */
-			protect(have_proc_exe() ? "/proc/self/exe" : execfn, map->l_addr, (uint64_t)map->l_ld, "");
+			*cookie = protect(have_proc_exe() ? "/proc/self/exe" : execfn, map->l_addr,
+					  (uint64_t)map->l_ld, "");
 		return 0;
 	}
 	if (map->l_name && map->l_name[0]) {
 		if (flags & XOF_TIMES)
 			rt_time("objopen", map->l_name, rt_clock_ns());
-		protect(map->l_name, map->l_addr, (uint64_t)map->l_ld, "");
+		*cookie = protect(map->l_name, map->l_addr, (uint64_t)map->l_ld, "");
 		if (flags & XOF_TIMES)
 			rt_time("protected", map->l_name, rt_clock_ns());
 	}
+	return 0;
+}
+
+/* dlclose: the object's net entries (net.h) no longer match what may be mapped there next. */
+__attribute__((visibility("default"))) unsigned int la_objclose(uintptr_t *cookie)
+{
+	xonet_close((uint32_t)*cookie);
 	return 0;
 }

@@ -15,20 +15,7 @@
 #include "carve.h"
 #include "sys.h"
 
-#define NR_pkey_mprotect	329
-#define PROT_READ_EXEC		(1 | 4)
-
-static long sys_pkey_mprotect(uint64_t addr, uint64_t len, long prot, long pkey)
-{
-	register long r10 __asm__("r10") = pkey;
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"((long)NR_pkey_mprotect), "D"(addr), "S"(len), "d"(prot), "r"(r10)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
+#define PROT_READ_EXEC		(RT_PROT_READ | RT_PROT_EXEC)
 
 long rt_carve(const struct plan *p, uint64_t bias)
 {
@@ -38,7 +25,7 @@ long rt_carve(const struct plan *p, uint64_t bias)
 	for (i = 0; i < p->n; i++) {
 		if (p->r[i].xo)
 			continue;
-		r = sys_pkey_mprotect(p->r[i].start + bias, p->r[i].end - p->r[i].start, PROT_READ_EXEC, 0);
+		r = rt_pkey_mprotect(p->r[i].start + bias, p->r[i].end - p->r[i].start, PROT_READ_EXEC, 0);
 		if (r < 0)
 			return r;
 	}

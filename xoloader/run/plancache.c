@@ -104,18 +104,56 @@ bool xoc_name(char *out, size_t len, const char *dir, const struct xoc_id *id)
 	return true;
 }
 
+/* Within execute-only ranges of @p, which are sorted: [@s, @e) covered by consecutive ones. */
+static bool inside_xo(const struct plan *p, uint64_t s, uint64_t e)
+{
+	int i;
+
+	for (i = 0; i < p->n && s < e; i++) {
+		if (p->r[i].end <= s)
+			continue;
+		if (!p->r[i].xo || p->r[i].start > s)
+			return false;
+		s = p->r[i].end;
+	}
+	return s >= e;
+}
+
+bool xoc_net_fits(const struct xoc_net *net, const struct plan *p, size_t pagesz)
+{
+	uint64_t prev = 0;
+	int i;
+
+	if (net->n < 0 || net->n > XOC_NET_MAX)
+		return false;
+	for (i = 0; i < net->n; i++) {
+		const struct xoc_netrange *x = &net->r[i];
+
+		/* Merged: a range starts past the end of the one before (not at it). */
+		if (x->start % pagesz || x->end % pagesz || x->start >= x->end || (i && x->start <= prev) ||
+		    !inside_xo(p, x->start, x->end))
+			return false;
+		prev = x->end;
+	}
+	return true;
+}
+
 size_t xoc_encode(void *buf, const struct xoc_id *id, const char *path, size_t pagesz, enum xoc_rule rule,
-		  const struct plan *p)
+		  const struct plan *p, const struct xoc_net *net)
 {
 	struct xoc_head *h = buf;
 	struct xoc_range *r = (struct xoc_range *)(h + 1);
-	size_t pathlen = rt_strlen(path) + 1, total;
+	struct xoc_netrange *nr;
+	size_t pathlen = rt_strlen(path) + 1, total, nnet = net ? (size_t)net->n : 0;
 	char *pp;
 	int i;
 
 	if (p->n < 0 || p->n > PLAN_MAX_RANGES || pathlen > XOC_PATH_MAX || (unsigned int)rule >= XOC_NRULES)
 		return 0;
-	total = sizeof(*h) + (size_t)p->n * sizeof(*r) + pathlen;
+	/* The FDE rule's entries never carry net pages: nothing only the proven rule made execute-only. */
+	if (net && (!xoc_net_fits(net, p, pagesz) || (rule == XOC_RULE_FDE && net->n)))
+		return 0;
+	total = sizeof(*h) + (size_t)p->n * sizeof(*r) + nnet * sizeof(*nr) + pathlen;
 	rt_memzero(buf, total);
 	rt_strlcpy(h->magic, XOC_MAGIC, sizeof(h->magic));
 	h->version = XOC_VERSION;
@@ -132,6 +170,7 @@ size_t xoc_encode(void *buf, const struct xoc_id *id, const char *path, size_t p
 	h->nranges = (uint32_t)p->n;
 	h->textrel = p->textrel;
 	h->pathlen = (uint32_t)pathlen;
+	h->nnet = (uint32_t)nnet;
 	h->total = total;
 	for (i = 0; i < p->n; i++) {
 		r[i].start = p->r[i].start;
@@ -142,7 +181,10 @@ size_t xoc_encode(void *buf, const struct xoc_id *id, const char *path, size_t p
 		rt_strlcpy(r[i].why, p->r[i].why, sizeof(r[i].why));
 		rt_strlcpy(r[i].sect, p->r[i].sect, sizeof(r[i].sect));
 	}
-	pp = (char *)(r + p->n);
+	nr = (struct xoc_netrange *)(r + p->n);
+	for (i = 0; i < (int)nnet; i++)
+		nr[i] = net->r[i];
+	pp = (char *)(nr + nnet);
 	rt_strlcpy(pp, path, pathlen);
 	h->sum = xoc_sum(buf, total);
 	return total;
@@ -192,31 +234,39 @@ int xoc_check_frame(const void *buf, size_t len, const char **why)
 	const struct xoc_head *h = buf;
 	const struct xoc_range *r = (const struct xoc_range *)(h + 1);
 
-	if (len < sizeof(*h) || len > XOC_MAX_ENTRY)
-		return bad(why, len < sizeof(*h) ? "damaged entry (truncated)" : "damaged entry (too large)");
-	if (rt_memcmp(h->magic, XOC_MAGIC, sizeof(h->magic)) || h->head_size != sizeof(*h))
+	/* Magic and version first: an older format's header has another size. */
+	if (len < 16 || len > XOC_MAX_ENTRY)
+		return bad(why, len < 16 ? "damaged entry (truncated)" : "damaged entry (too large)");
+	if (rt_memcmp(h->magic, XOC_MAGIC, sizeof(h->magic)))
 		return bad(why, "damaged entry (not a plan cache entry)");
 	if (h->version != XOC_VERSION)
 		return bad(why, "entry of another format version");
+	if (len < sizeof(*h))
+		return bad(why, "damaged entry (truncated)");
+	if (h->head_size != sizeof(*h))
+		return bad(why, "damaged entry (not a plan cache entry)");
 	if (h->total != len)
 		return bad(why, "damaged entry (size)");
 	if (h->sum != xoc_sum(buf, len))
 		return bad(why, "damaged entry (checksum)");
-	if (h->nranges > PLAN_MAX_RANGES || h->pathlen == 0 || h->pathlen > XOC_PATH_MAX ||
-	    len != sizeof(*h) + h->nranges * sizeof(*r) + h->pathlen)
+	if (h->nranges > PLAN_MAX_RANGES || h->nnet > XOC_NET_MAX || h->pathlen == 0 || h->pathlen > XOC_PATH_MAX ||
+	    len != sizeof(*h) + h->nranges * sizeof(*r) + h->nnet * sizeof(struct xoc_netrange) + h->pathlen)
 		return bad(why, "damaged entry (counts)");
 	/* Canonical: exactly what xoc_encode() writes for some plan, nothing else. */
-	if (!padded_string(h->rule, sizeof(h->rule)) || h->textrel > 1 ||
-	    rt_strlen_n((const char *)(r + h->nranges), h->pathlen) != h->pathlen - 1)
+	if (!padded_string(h->rule, sizeof(h->rule)) || h->textrel > 1 || h->pad ||
+	    rt_strlen_n(xoc_entry_path(buf), h->pathlen) != h->pathlen - 1)
 		return bad(why, "damaged entry (fields)");
 	return 0;
 }
 
 int xoc_decode(const void *buf, size_t len, const struct xoc_id *id, size_t pagesz, struct plan *p,
-	       const char **why)
+	       struct xoc_net *net, const char **why)
 {
+	static struct plan scratch;	/* the net pages are checked against the plan: decoded somewhere */
 	const struct xoc_head *h = buf;
 	const struct xoc_range *r = (const struct xoc_range *)(h + 1);
+	const struct xoc_netrange *nr;
+	static struct xoc_net nscratch;
 	uint64_t prev = 0;
 	uint32_t i;
 
@@ -240,8 +290,12 @@ int xoc_decode(const void *buf, size_t len, const struct xoc_id *id, size_t page
 		   h->mtime_sec != id->mtime_sec || h->mtime_nsec != id->mtime_nsec ||
 		   h->ctime_sec != id->ctime_sec || h->ctime_nsec != id->ctime_nsec))
 		return bad(why, "stale entry (the file changed since it was planned)");
+	if (rt_strcmp(h->rule, rule_id[XOC_RULE_FDE]) == 0 && h->nnet)
+		return bad(why, "damaged entry (net pages in an FDE rule's entry)");
 	if (!p)
-		return 0;
+		p = &scratch;
+	if (!net)
+		net = &nscratch;
 	p->n = (int)h->nranges;
 	p->textrel = h->textrel;
 	p->err[0] = 0;
@@ -255,6 +309,14 @@ int xoc_decode(const void *buf, size_t len, const struct xoc_id *id, size_t page
 		d->ssize = r[i].ssize;
 		rt_strlcpy(d->why, r[i].why, sizeof(d->why));
 		rt_strlcpy(d->sect, r[i].sect, sizeof(d->sect));
+	}
+	nr = (const struct xoc_netrange *)(r + h->nranges);
+	net->n = (int)h->nnet;
+	for (i = 0; i < h->nnet; i++)
+		net->r[i] = nr[i];
+	if (!xoc_net_fits(net, p, pagesz)) {
+		net->n = 0;
+		return bad(why, "damaged entry (net pages)");
 	}
 	return 0;
 }
@@ -270,7 +332,7 @@ const char *xoc_entry_path(const void *buf)
 {
 	const struct xoc_head *h = buf;
 
-	return (const char *)((const struct xoc_range *)(h + 1) + h->nranges);
+	return (const char *)((const struct xoc_netrange *)((const struct xoc_range *)(h + 1) + h->nranges) + h->nnet);
 }
 
 int xoc_check_dir(const char *dir, uint32_t uid, const char **why)
@@ -305,6 +367,7 @@ int xoc_check_dir(const char *dir, uint32_t uid, const char **why)
 /* --- the run path's lookup ------------------------------------------------ */
 
 static const char *conf_dir = XOC_DIR;
+static struct xoc_net last_net;
 static bool conf_off, conf_verbose, last_hit;
 static enum xoc_rule last_rule;
 static uint32_t conf_uid;
@@ -328,6 +391,11 @@ bool xoc_last_hit(void)
 enum xoc_rule xoc_last_rule(void)
 {
 	return last_rule;
+}
+
+const struct xoc_net *xoc_last_net(void)
+{
+	return &last_net;
 }
 
 /* 1: @p is the entry's plan; 0: a plain miss; -1: a miss to tell of (*why). */
@@ -371,8 +439,10 @@ static int lookup(int fd, size_t pagesz, struct plan *p, const char **why)
 	rt_close((int)efd);
 	if (got < 0)
 		return -1;
-	if (xoc_decode(buf, (size_t)got, &id, pagesz, p, why))
+	if (xoc_decode(buf, (size_t)got, &id, pagesz, p, &last_net, why)) {
+		last_net.n = 0;
 		return -1;
+	}
 	last_rule = xoc_entry_rule(buf);
 	return 1;
 }
@@ -394,6 +464,7 @@ int xoc_plan(int fd, const char *path, size_t pagesz, struct plan *p, const char
 
 	last_hit = false;
 	last_rule = XOC_RULE_FDE;
+	last_net.n = 0;
 	if (note)
 		*note = NULL;
 	if (!conf_off)

@@ -14,11 +14,23 @@
  * there were no cache.  Only `xoload --update-cache` (tools/cachewrite.c)
  * writes entries, as root.
  *
- * Entry format, version 1 (x86-64 byte order; all of it covered by sum):
- *   struct xoc_head                  128 bytes
+ * Entry format, version 2 (x86-64 byte order; all of it covered by sum):
+ *   struct xoc_head                  144 bytes
  *   struct xoc_range[nranges]        120 bytes each, strings NUL-padded
+ *   struct xoc_netrange[nnet]        16 bytes each: the net pages (below)
  *   path[pathlen]                    the file's path when planned, NUL-ended
  *                                    (for pruning and messages only)
+ * Version 1 had no net pages (nnet); its entries are misses ("entry of
+ * another format version"), planned again by the next --update-cache.
+ *
+ * Net pages (issue 26 step 3, xoloader/README.md "The safety net"): the
+ * execute-only pages of a proven-code rule's entry that the FDE rule
+ * keeps readable - the pages only the proven rule made execute-only.  The
+ * writer computes them offline (it plans the file with both rules); the
+ * run path records them so that a read fault on one is reported and the
+ * page made readable (run/net.c) instead of killing the program.  An FDE
+ * rule's entry has none.  Canonical: sorted, page-aligned, merged (no two
+ * touch), each inside execute-only ranges of the entry's plan.
  */
 #ifndef XOLOADER_RUN_PLANCACHE_H
 #define XOLOADER_RUN_PLANCACHE_H
@@ -55,7 +67,7 @@ enum xoc_rule { XOC_RULE_FDE, XOC_RULE_PROVEN, XOC_NRULES };
 extern const char *const xoc_rule_name[XOC_NRULES];
 
 #define XOC_MAGIC		"XOPLANC"	/* 8 bytes with its NUL */
-#define XOC_VERSION		1
+#define XOC_VERSION		2
 #define XOC_PATH_MAX		4096
 /*
  * Only files changed at least this long before planning are cached: a
@@ -79,6 +91,7 @@ struct xoc_head {
 	uint64_t dev, ino, size;
 	int64_t mtime_sec, mtime_nsec, ctime_sec, ctime_nsec;
 	uint32_t pagesz, nranges, textrel, pathlen;
+	uint32_t nnet, pad;	/* net ranges (struct xoc_netrange); pad 0 */
 	uint64_t total;		/* the entry's size in bytes */
 	uint64_t sum;		/* FNV-1a 64 of the entry with this field 0 */
 };
@@ -90,7 +103,19 @@ struct xoc_range {
 	char sect[32];
 };
 
-#define XOC_MAX_ENTRY	(sizeof(struct xoc_head) + PLAN_MAX_RANGES * sizeof(struct xoc_range) + XOC_PATH_MAX)
+struct xoc_netrange {
+	uint64_t start, end;	/* link-time addresses, page-aligned, as the plan's */
+};
+
+/* The net pages of one entry, decoded (none: n == 0). */
+#define XOC_NET_MAX		PLAN_MAX_RANGES
+struct xoc_net {
+	int n;
+	struct xoc_netrange r[XOC_NET_MAX];
+};
+
+#define XOC_MAX_ENTRY	(sizeof(struct xoc_head) + PLAN_MAX_RANGES * sizeof(struct xoc_range) + \
+			 XOC_NET_MAX * sizeof(struct xoc_netrange) + XOC_PATH_MAX)
 
 /* The identity of the file open on @fd; 0 or -errno. */
 long xoc_fstat(int fd, struct xoc_id *id);
@@ -98,17 +123,26 @@ long xoc_fstat(int fd, struct xoc_id *id);
 bool xoc_name(char *out, size_t len, const char *dir, const struct xoc_id *id);
 /*
  * The entry for plan @p of rule @rule of the file of identity @id, planned
- * as @path, into @buf (XOC_MAX_ENTRY bytes): its size, 0 if it does not
- * fit.  Canonical: the same plan gives the same bytes.
+ * as @path, with net pages @net (NULL: none), into @buf (XOC_MAX_ENTRY
+ * bytes): its size, 0 if it does not fit or @net is not canonical for @p
+ * (or not empty for the FDE rule).  Canonical: the same plan gives the
+ * same bytes.
  */
 size_t xoc_encode(void *buf, const struct xoc_id *id, const char *path, size_t pagesz, enum xoc_rule rule,
-		  const struct plan *p);
+		  const struct plan *p, const struct xoc_net *net);
 /*
- * Decode entry @buf of @len bytes into @p: 0, or -1 with @why set.
- * @id NULL: only well-formedness (the fuzzer's and the pruner's use).
+ * Decode entry @buf of @len bytes into @p and @net (either may be NULL):
+ * 0, or -1 with @why set.  @id NULL: only well-formedness (the fuzzer's
+ * and the pruner's use).
  */
 int xoc_decode(const void *buf, size_t len, const struct xoc_id *id, size_t pagesz, struct plan *p,
-	       const char **why);
+	       struct xoc_net *net, const char **why);
+/*
+ * Whether @net is canonical for plan @p (sorted, page-aligned, merged,
+ * inside execute-only ranges of @p): what xoc_encode() writes and
+ * xoc_decode() accepts.
+ */
+bool xoc_net_fits(const struct xoc_net *net, const struct plan *p, size_t pagesz);
 /*
  * The part of xoc_decode() that any entry of this format passes, whatever
  * its planner and page size: magic, version, size, checksum, counts and
@@ -147,5 +181,7 @@ int xoc_plan(int fd, const char *path, size_t pagesz, struct plan *p, const char
 bool xoc_last_hit(void);
 /* The rule of the last xoc_plan()'s hit; XOC_RULE_FDE after a miss (rtplan_build()). */
 enum xoc_rule xoc_last_rule(void);
+/* The net pages of the last xoc_plan()'s hit; none after a miss or an FDE entry. */
+const struct xoc_net *xoc_last_net(void);
 
 #endif

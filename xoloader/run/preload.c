@@ -76,7 +76,7 @@ static const struct { const char *name; int arg; char id; } options[] = {
 	{ "argv0", OPT_REQUIRED, '0' },
 	{ "audit", OPT_REQUIRED, 'a' }, { "help", OPT_NONE, 'h' }, { "version", OPT_NONE, 'V' },
 	{ "no-cache", OPT_NONE, 'C' }, { "update-cache", OPT_NONE, 'U' }, { "no-wait", OPT_NONE, 'W' },
-	{ "rule", OPT_REQUIRED, 'R' },
+	{ "rule", OPT_REQUIRED, 'R' }, { "no-net", OPT_NONE, 'N' },
 	{ "set-xattr", OPT_NONE, 'X' }, { "get-xattr", OPT_NONE, 'G' }, { "clear-xattr", OPT_NONE, 'K' },
 };
 #define NOPTIONS ((int)(sizeof(options) / sizeof(options[0])))
@@ -179,6 +179,7 @@ static void parse_options(int argc, char **argv, char **envp, struct opts *o)
 		case 'k': o->kernel = true; break;
 		case 'L': o->kernel = o->kernel_plans = true; break;
 		case 'C': run_no_cache(); break;
+		case 'N': run_no_net(); break;
 		case '0': o->argv0 = val; break;
 		case 'a': o->audit = val; break;
 		case 'h': say(usage); rt_exit_group(0);
@@ -220,6 +221,7 @@ static void __attribute__((noreturn)) xoload(int argc, char **argv, char **envp)
 {
 	static struct image prog, interp;
 	static struct plan pplan, iplan;
+	static struct xoc_net pnet, inet;
 	static char err[PATH_MAX + 200];
 	struct opts o = { 0 };
 	char *nv[argc + 4], **re;
@@ -257,9 +259,9 @@ static void __attribute__((noreturn)) xoload(int argc, char **argv, char **envp)
 		run_kernel_mode(argv + o.prog, envp, !o.kernel_plans);
 	}
 
-	plan_image(&prog, &pplan, o.flags);
+	plan_image(&prog, &pplan, &pnet, o.flags);
 	if (prog.has_interp)
-		plan_image(&interp, &iplan, o.flags);
+		plan_image(&interp, &iplan, &inet, o.flags);
 	STEP(&o, "planned");
 	refuse_privileged(&prog);
 	need_pkeys();
@@ -269,7 +271,7 @@ static void __attribute__((noreturn)) xoload(int argc, char **argv, char **envp)
 		next_to_self(audit_path, XO_AUDIT_FROM_XOLOAD, XOLOAD_AUDIT_DEFAULT);
 	use_audit_module(prog.has_interp, o.flags & XOF_PERMISSIVE);
 	prepare_handover(o.flags);
-	map_and_protect(&prog, &pplan, &interp, &iplan);
+	map_and_protect(&prog, &pplan, &pnet, &interp, &iplan, &inet);
 	STEP(&o, "mapped");
 	rt_close(prog.fd);
 	if (prog.has_interp)

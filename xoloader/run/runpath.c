@@ -10,6 +10,7 @@
 #include "../rule/str.h"
 #include "carve.h"
 #include "fmt.h"
+#include "net.h"
 #include "plancache.h"
 #include "report.h"
 #include "runpath.h"
@@ -347,13 +348,18 @@ void use_audit_module(bool dynamic, bool permissive)
 
 /* --- plan and protect ------------------------------------------------------- */
 
-void plan_image(struct image *im, struct plan *p, unsigned int flags)
+void plan_image(struct image *im, struct plan *p, struct xoc_net *net, unsigned int flags)
 {
 	static char err[PATH_MAX + 200];
 	const char *note;
+	int i;
 
 	if (xoc_plan(im->fd, im->path, RT_PAGE_SIZE, p, &note))
 		dief(126, "%s: cannot be planned: %s", im->path, p->err);
+	for (i = 0; net && i < xoc_last_net()->n; i++)
+		net->r[i] = xoc_last_net()->r[i];
+	if (net)
+		net->n = xoc_last_net()->n;
 	if (note && (flags & XOF_REPORT)) {
 		rt_fmt(err, sizeof(err), "%s: %s: planned again", im->path, note);
 		line("xoload: plan cache: ", err);
@@ -402,15 +408,34 @@ void refuse_privileged(const struct image *im)
 	     "run it without xoload, or as the user it would run as", im->path, what);
 }
 
-void map_and_protect(struct image *prog, struct plan *pplan, struct image *interp, struct plan *iplan)
+/* --no-net: see run_no_cache(). */
+static bool no_net_env;
+
+void run_no_net(void)
+{
+	no_net_env = !run_env(XOLOAD_NO_NET_ENV);
+}
+
+void map_and_protect(struct image *prog, struct plan *pplan, const struct xoc_net *pnet, struct image *interp,
+		     struct plan *iplan, const struct xoc_net *inet)
 {
 	static char err[PATH_MAX + 200];
+	bool net = !no_net_env && xonet_on(run_env(XOLOAD_NO_NET_ENV));
 	int rc;
 
 	if ((rc = image_map(prog, err, sizeof(err))) || (prog->has_interp && (rc = image_map(interp, err, sizeof(err)))))
 		die(rc, err);
 	if ((rc = (int)rt_apply(pplan, prog->bias)) || (prog->has_interp && (rc = (int)rt_apply(iplan, interp->bias))))
 		dief(126, "mprotect(PROT_EXEC): %s", rt_strerror(-rc));
+	if (!net)
+		return;
+	xonet_add(prog->path, prog->bias, pplan, pnet);
+	if (prog->has_interp) {
+		xonet_add(interp->path, interp->bias, iplan, inet);
+		gate.net = (uint64_t)xonet_table();	/* the module takes them over and installs the handler */
+	} else {
+		xonet_arm();	/* no module: the preloader's handler watches PROG */
+	}
 }
 
 void prepare_handover(unsigned int flags)
@@ -509,7 +534,8 @@ int scan_run(const char *xoscan, const char *tag, const char *fmtopt, const char
 /*
  * LD_AUDIT with our module first and the user's kept after it, once; and
  * XOLOAD_PROG (ours replaces the parent's); XOLOAD_NO_CACHE after
- * --no-cache.  @out has room for every entry of @envp and three more.
+ * --no-cache, XOLOAD_NO_NET after --no-net.  @out has room for every
+ * entry of @envp and four more.
  */
 static size_t build_env(char **envp, char **out, bool with_prog)
 {
@@ -537,6 +563,8 @@ static size_t build_env(char **envp, char **out, bool with_prog)
 		out[k++] = prog_env;
 	if (no_cache_env)
 		out[k++] = (char *)XOC_OFF_ENV "=1";
+	if (no_net_env)
+		out[k++] = (char *)XOLOAD_NO_NET_ENV "=1";
 	out[k] = NULL;
 	return k;
 }
@@ -564,7 +592,7 @@ void run_kernel_mode(char **argv, char **envp, bool module)
 	while (envp[envc])
 		envc++;
 	{
-		char *env[envc + 3];
+		char *env[envc + 4];
 
 		if (module)
 			build_env(envp, env, false);
@@ -638,7 +666,7 @@ void handover(uint64_t entry, int argc, char **argv, char **envp, unsigned int f
 		envc++;
 	for (av = (Elf64_auxv_t *)(e + 1); av[auxc].a_type != AT_NULL; auxc++)
 		;
-	n = 1 + (size_t)argc + 1 + envc + 4 + 2 * (auxc + 3);
+	n = 1 + (size_t)argc + 1 + envc + 5 + 2 * (auxc + 3);
 	n = (n + 1) & ~(size_t)1;	/* keep the new stack pointer 16-byte aligned */
 	{
 		/* The new initial stack lives below this frame, on the real stack. */

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "load.h"
+#include "plancache.h"
 #include "rtplan.h"
 #include "xoload.h"
 
@@ -60,12 +61,24 @@ bool have_pkeys(void);
 void next_to_self(char *out, const char *rel, const char *dflt);
 /* The audit module for a dynamically linked PROG: readable and whole, or die; sets LD_AUDIT. */
 void use_audit_module(bool dynamic, bool permissive);
-/* Plan @im; warn about (--strict: refuse) an object that stays readable. */
-void plan_image(struct image *im, struct plan *p, unsigned int flags);
+/*
+ * Plan @im; warn about (--strict: refuse) an object that stays readable.
+ * @net (may be NULL): the plan's net pages (plancache.h), none after a miss.
+ */
+void plan_image(struct image *im, struct plan *p, struct xoc_net *net, unsigned int flags);
 /* Refuse a set-user-ID, set-group-ID or capability-carrying PROG. */
 void refuse_privileged(const struct image *im);
-/* Map PROG and its interpreter and make their code execute-only, or die. */
-void map_and_protect(struct image *prog, struct plan *pplan, struct image *interp, struct plan *iplan);
+/*
+ * Map PROG and its interpreter and make their code execute-only, or die.
+ * @pnet, @inet: their net pages, recorded for the safety net (run/net.h)
+ * unless the net is off (--no-net, the strict level): the audit module
+ * takes them over (gate.net), or for a static PROG the handler is
+ * installed here.
+ */
+void map_and_protect(struct image *prog, struct plan *pplan, const struct xoc_net *pnet, struct image *interp,
+		     struct plan *iplan, const struct xoc_net *inet);
+/* --no-net: no safety net here, nor in the module and children (XOLOAD_NO_NET=1). */
+void run_no_net(void);
 /* XOLOAD_PROG and the gate's line, for the handover. */
 void prepare_handover(unsigned int flags);
 /*

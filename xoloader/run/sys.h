@@ -39,6 +39,11 @@
 #define RT_NR_getegid		108
 #define RT_NR_fgetxattr		193
 #define RT_NR_clock_gettime	228
+#define RT_NR_rt_sigaction	13
+#define RT_NR_rt_sigreturn	15
+#define RT_NR_gettid		186
+#define RT_NR_tgkill		234
+#define RT_NR_pkey_mprotect	329
 
 #define RT_O_RDONLY		0
 #define RT_O_CLOEXEC		02000000
@@ -144,6 +149,15 @@ static inline long rt_write(int fd, const void *buf, size_t n)
 static inline long rt_mprotect(uint64_t addr, uint64_t len, int prot)
 {
 	return rt_syscall(RT_NR_mprotect, addr, len, prot);
+}
+
+/*
+ * pkey_mprotect() with an explicit key: the kernel's xonly mode leaves
+ * such a mapping alone (carve.c), and key 0 makes a page readable again.
+ */
+static inline long rt_pkey_mprotect(uint64_t addr, uint64_t len, int prot, int pkey)
+{
+	return rt_syscall6(RT_NR_pkey_mprotect, (long)addr, (long)len, prot, pkey, 0, 0);
 }
 
 /* CLOCK_MONOTONIC in ns (a system call: no vDSO here). */

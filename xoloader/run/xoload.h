@@ -63,6 +63,7 @@ struct xoload_gate {
 	uint64_t permissive;	/* --permissive: run PROG anyway */
 	uint64_t msglen;	/* the line the stub prints if not confirmed */
 	char msg[4096 + 200];
+	uint64_t net;		/* the preloader's net table (run/net.h): PROG's and ld.so's net pages */
 };
 #endif
 

@@ -21,6 +21,16 @@
  *   xocachetest set-rule DIR FILE ID
  *       FILE's entry in DIR made an entry of rule id ID, its checksum
  *       made right again: a well-formed entry of an unknown planner.
+ *   xocachetest set-version DIR FILE N
+ *       the same with format version N; N 1: the entry rewritten as
+ *       version 1 wrote it (no net pages, a shorter header).
+ *   xocachetest net DIR FILE...|-
+ *       the net pages of each FILE's entry as the lookup decodes them
+ *       (run/plancache.h): "FILE\tSTART\tEND" (hex) per range.
+ *   xocachetest forge-net DIR FILE ADDR
+ *       a deliberately wrong proven entry for FILE: its FDE plan with the
+ *       readable page at link-time address ADDR made execute-only as a
+ *       net page (tests/xoload/net.sh, in the VM, as root).
  *   xocachetest fuzz [-n N] [-s SEED] [-i INDEX] DIR FILE...
  *       N mutants of the entries of the FILEs (bytes, lengths, header and
  *       range fields, identity; half of them with the checksum made right
@@ -51,6 +61,7 @@
 
 static unsigned char a[XOC_MAX_ENTRY + 8192], b[XOC_MAX_ENTRY + 8192];
 static struct plan cached, fresh;
+static struct xoc_net cnet, seednet;
 
 static int usage(void)
 {
@@ -58,6 +69,9 @@ static int usage(void)
 	      "       xocachetest lookup DIR FILE\n"
 	      "       xocachetest dump DIR FILE...|-\n"
 	      "       xocachetest set-rule DIR FILE ID\n"
+	      "       xocachetest set-version DIR FILE N\n"
+	      "       xocachetest net DIR FILE...|-\n"
+	      "       xocachetest forge-net DIR FILE ADDR\n"
 	      "       xocachetest fuzz [-n N] [-s SEED] [-i INDEX] DIR FILE...\n", stderr);
 	return 2;
 }
@@ -92,8 +106,8 @@ static int compare_one(const char *path, bool perturb, const char **why)
 		*why = "an entry of the proven-code rule (compare it with dump)";
 		goto out;
 	}
-	la = xoc_encode(a, &id, path, 4096, XOC_RULE_FDE, &cached);
-	lb = xoc_encode(b, &id, path, 4096, XOC_RULE_FDE, &fresh);
+	la = xoc_encode(a, &id, path, 4096, XOC_RULE_FDE, &cached, NULL);
+	lb = xoc_encode(b, &id, path, 4096, XOC_RULE_FDE, &fresh, NULL);
 	if (la && la == lb && !memcmp(a, b, la))
 		r = 1;
 out:
@@ -180,29 +194,162 @@ static int dump(const char *dir, int argc, char **argv)
 	return 0;
 }
 
-static int set_rule(const char *dir, const char *path, const char *rule)
+/* FILE's entry in DIR: read into a[] (its length) with its name in @name; -1 if there is none. */
+static ssize_t read_entry(const char *dir, const char *path, char *name, size_t len)
 {
-	struct xoc_head *h = (struct xoc_head *)a;
-	char name[PATH_MAX + 64];
 	struct xoc_id id;
 	ssize_t n = -1;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), efd;
 
-	if (fd < 0 || xoc_fstat(fd, &id) || !xoc_name(name, sizeof(name), dir, &id) || strlen(rule) >= sizeof(h->rule))
-		return 2;
+	if (fd < 0 || xoc_fstat(fd, &id) || !xoc_name(name, len, dir, &id))
+		return -1;
 	close(fd);
-	efd = open(name, O_RDWR | O_CLOEXEC);
-	if (efd >= 0)
+	efd = open(name, O_RDONLY | O_CLOEXEC);
+	if (efd >= 0) {
 		n = pread(efd, a, sizeof(a), 0);
-	if (n < (ssize_t)sizeof(*h)) {
+		close(efd);
+	}
+	if (n < (ssize_t)sizeof(struct xoc_head)) {
 		fprintf(stderr, "xocachetest: %s: no entry\n", name);
+		return -1;
+	}
+	return n;
+}
+
+/*
+ * The entry in a[] (@len bytes) rewritten in format version 1, as the
+ * xoload before the net pages wrote it: the header without nnet and pad
+ * (136 bytes), the ranges, no net ranges, the path; its checksum (at 128)
+ * over that.  Its new length.
+ */
+static ssize_t to_v1(size_t len)
+{
+	struct xoc_head *h = (struct xoc_head *)a;
+	size_t ranges = h->nranges * sizeof(struct xoc_range), path = h->pathlen, n = 136 + ranges + path, i;
+	uint64_t total = n, sum = 0xcbf29ce484222325ull;
+
+	(void)len;
+	memcpy(b, a, 120);				/* magic ... pathlen */
+	memcpy(b + 120, &total, 8);
+	memset(b + 128, 0, 8);
+	memcpy(b + 136, a + sizeof(*h), ranges);
+	memcpy(b + 136 + ranges, xoc_entry_path(a), path);
+	((struct xoc_head *)b)->version = 1;
+	((struct xoc_head *)b)->head_size = 136;
+	for (i = 0; i < n; i++)				/* FNV-1a 64, as xoc_sum() */
+		sum = (sum ^ b[i]) * 0x100000001b3ull;
+	memcpy(b + 128, &sum, 8);
+	memcpy(a, b, n);
+	return (ssize_t)n;
+}
+
+/* set-rule, set-version: one header field of FILE's entry changed, its checksum made right again. */
+static int set_field(const char *dir, const char *path, const char *field, const char *val)
+{
+	struct xoc_head *h = (struct xoc_head *)a;
+	char name[PATH_MAX + 64];
+	ssize_t n = read_entry(dir, path, name, sizeof(name));
+	int efd;
+
+	if (n < 0)
+		return 2;
+	if (!strcmp(field, "rule")) {
+		if (strlen(val) >= sizeof(h->rule))
+			return 2;
+		memset(h->rule, 0, sizeof(h->rule));
+		memcpy(h->rule, val, strlen(val));
+	} else if (!strcmp(val, "1")) {
+		n = to_v1((size_t)n);
+	} else {
+		h->version = (uint32_t)strtoul(val, NULL, 0);
+	}
+	if (strcmp(field, "version") || strcmp(val, "1"))
+		h->sum = xoc_sum(a, (size_t)n);
+	efd = open(name, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (efd < 0 || pwrite(efd, a, (size_t)n, 0) != n || close(efd))
+		return 2;
+	return 0;
+}
+
+/* net: the net pages of each FILE as the run path's lookup gets them, "FILE\tSTART\tEND" (hex). */
+static int net(const char *dir, int argc, char **argv)
+{
+	char line[PATH_MAX];
+	const char *path;
+	int i = 0, k;
+
+	xoc_setup(dir, false, false, (uint32_t)geteuid());
+	while ((path = next_file(argc, argv, &i, line, sizeof(line)))) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+		if (fd >= 0 && !xoc_plan(fd, path, 4096, &cached, NULL))
+			for (k = 0; k < xoc_last_net()->n; k++)
+				printf("%s\t%#lx\t%#lx\n", path, (unsigned long)xoc_last_net()->r[k].start,
+				       (unsigned long)xoc_last_net()->r[k].end);
+		if (fd >= 0)
+			close(fd);
+	}
+	return 0;
+}
+
+/*
+ * forge-net DIR FILE ADDR: a deliberately wrong plan (the safety net's
+ * guest test): FILE's FDE plan with the readable page that holds ADDR
+ * (a link-time address) made execute-only, as a net page, written as
+ * FILE's entry of the proven rule into DIR - what the proven planner
+ * would write had it wrongly proven that page code.  Status 0, or 2.
+ */
+static int forge_net(const char *dir, const char *path, const char *addr)
+{
+	uint64_t pg = strtoull(addr, NULL, 0) & ~4095ull;
+	char name[PATH_MAX + 64];
+	struct xoc_id id;
+	size_t len;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), i, k = 0, efd;
+
+	if (fd < 0 || xoc_fstat(fd, &id) || rtplan_build(fd, 4096, &fresh) || !xoc_name(name, sizeof(name), dir, &id)) {
+		fprintf(stderr, "xocachetest: %s: cannot plan it\n", path);
 		return 2;
 	}
-	memset(h->rule, 0, sizeof(h->rule));
-	memcpy(h->rule, rule, strlen(rule));
-	h->sum = xoc_sum(a, (size_t)n);
-	if (pwrite(efd, a, (size_t)n, 0) != n || close(efd))
+	close(fd);
+	cached.n = 0;
+	cached.textrel = fresh.textrel;
+	for (i = 0; i < fresh.n && cached.n + 3 <= PLAN_MAX_RANGES; i++) {
+		struct plan_range r = fresh.r[i];
+
+		if (r.xo || pg < r.start || pg >= r.end) {
+			cached.r[cached.n++] = r;
+			continue;
+		}
+		if (pg > r.start) {
+			cached.r[cached.n] = r;
+			cached.r[cached.n++].end = pg;
+		}
+		memset(&cached.r[cached.n], 0, sizeof(cached.r[0]));
+		cached.r[cached.n].start = pg;
+		cached.r[cached.n].end = pg + 4096;
+		cached.r[cached.n].xo = true;
+		strcpy(cached.r[cached.n++].why, "code");
+		if (pg + 4096 < r.end) {
+			cached.r[cached.n] = r;
+			cached.r[cached.n++].start = pg + 4096;
+		}
+		k++;
+	}
+	cnet.n = 1;
+	cnet.r[0].start = pg;
+	cnet.r[0].end = pg + 4096;
+	len = k == 1 ? xoc_encode(a, &id, path, 4096, XOC_RULE_PROVEN, &cached, &cnet) : 0;
+	if (!len) {
+		fprintf(stderr, "xocachetest: %s: %#llx is not in a readable range of its plan\n", path,
+			(unsigned long long)pg);
 		return 2;
+	}
+	efd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (efd < 0 || write(efd, a, len) != (ssize_t)len || close(efd)) {
+		fprintf(stderr, "xocachetest: %s: %s\n", name, strerror(errno));
+		return 2;
+	}
 	return 0;
 }
 
@@ -259,7 +406,8 @@ static size_t mutate(const unsigned char *e, size_t len, unsigned char *m, bool 
 		ml = len + n;
 		break;
 	case 3:		/* a header field */
-		switch (next() % 8) {
+		switch (next() % 9) {
+		case 8: h->nnet = (uint32_t)v; break;
 		case 0: h->version = (uint32_t)v; break;
 		case 1: h->head_size = (uint32_t)v; break;
 		case 2: h->nranges = (uint32_t)v; break;
@@ -270,7 +418,19 @@ static size_t mutate(const unsigned char *e, size_t len, unsigned char *m, bool 
 		default: h->rule[next() % sizeof(h->rule)] = (char)next(); break;
 		}
 		break;
-	case 4:		/* a range field */
+	case 4:		/* a range field, or a net range's */
+		if (h->nnet && next() % 3 == 0) {
+			struct xoc_netrange *nr = (struct xoc_netrange *)(r + h->nranges);
+
+			k = next() % h->nnet;
+			switch (next() % 4) {
+			case 0: nr[k].start = v; break;
+			case 1: nr[k].end = v; break;
+			case 2: nr[k].start -= 4096; break;	/* may be a readable page, or touch the one before */
+			default: nr[k].end += 4096; break;
+			}
+			break;
+		}
 		if (!h->nranges)
 			break;
 		k = next() % h->nranges;
@@ -300,6 +460,23 @@ static size_t mutate(const unsigned char *e, size_t len, unsigned char *m, bool 
 	return ml;
 }
 
+/* seednet: none, or (@proven) the first page of each execute-only range of @p; false if too many. */
+static bool seed_net(const struct plan *p, bool proven)
+{
+	int i;
+
+	seednet.n = 0;
+	for (i = 0; proven && i < p->n; i++) {
+		if (!p->r[i].xo || (seednet.n && seednet.r[seednet.n - 1].end >= p->r[i].start))
+			continue;
+		if (seednet.n == XOC_NET_MAX)
+			return false;
+		seednet.r[seednet.n].start = p->r[i].start;
+		seednet.r[seednet.n++].end = p->r[i].start + 4096;
+	}
+	return true;
+}
+
 static int fuzz(int argc, char **argv)
 {
 	unsigned long n = 10000, seed = 1, only = ~0ul, i, accepted = 0, rejected = 0, looked = 0, fails = 0;
@@ -325,9 +502,11 @@ static int fuzz(int argc, char **argv)
 	xoc_setup(dir, false, false, (uint32_t)geteuid());
 	for (; optind < argc; optind++, ns++) {
 		fds[ns] = open(argv[optind], O_RDONLY | O_CLOEXEC);
+		/* A proven seed carries net pages: the first page of each execute-only range. */
 		if (fds[ns] < 0 || xoc_fstat(fds[ns], &ids[ns]) || rtplan_build(fds[ns], 4096, &fresh) ||
+		    !seed_net(&fresh, ns % 2) ||
 		    !(slen[ns] = xoc_encode(seeds[ns], &ids[ns], argv[optind], 4096,
-					    ns % 2 ? XOC_RULE_PROVEN : XOC_RULE_FDE, &fresh))) {
+					    ns % 2 ? XOC_RULE_PROVEN : XOC_RULE_FDE, &fresh, &seednet))) {
 			fprintf(stderr, "xocachetest: %s: cannot be a seed\n", argv[optind]);
 			return 2;
 		}
@@ -343,14 +522,14 @@ static int fuzz(int argc, char **argv)
 		ml = mutate(seeds[s], slen[s], a, &fixed);
 		if (only != ~0ul && i != only)
 			continue;
-		ok = !xoc_decode(a, ml, &ids[s], 4096, &cached, &why);
+		ok = !xoc_decode(a, ml, &ids[s], 4096, &cached, &cnet, &why);
 		if (ok) {
 			/*
 			 * Accepted: it must be canonical, what xoc_encode() writes for
 			 * the file's identity now; and without a checksum made right
 			 * again, exactly the file's own entry.
 			 */
-			rl = xoc_encode(b, &ids[s], xoc_entry_path(a), 4096, xoc_entry_rule(a), &cached);
+			rl = xoc_encode(b, &ids[s], xoc_entry_path(a), 4096, xoc_entry_rule(a), &cached, &cnet);
 			if (ml != rl || memcmp(a, b, rl)) {
 				printf("FAIL seed %lu index %lu: accepted a non-canonical entry\n", seed, i);
 				fails++;
@@ -396,7 +575,13 @@ int main(int argc, char **argv)
 	if (argc >= 4 && !strcmp(argv[1], "dump"))
 		return dump(argv[2], argc - 3, argv + 3);
 	if (argc == 5 && !strcmp(argv[1], "set-rule"))
-		return set_rule(argv[2], argv[3], argv[4]);
+		return set_field(argv[2], argv[3], "rule", argv[4]);
+	if (argc == 5 && !strcmp(argv[1], "set-version"))
+		return set_field(argv[2], argv[3], "version", argv[4]);
+	if (argc >= 4 && !strcmp(argv[1], "net"))
+		return net(argv[2], argc - 3, argv + 3);
+	if (argc == 5 && !strcmp(argv[1], "forge-net"))
+		return forge_net(argv[2], argv[3], argv[4]);
 	if (argc >= 2 && !strcmp(argv[1], "fuzz"))
 		return fuzz(argc - 1, argv + 1);
 	return usage();

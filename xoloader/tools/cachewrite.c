@@ -41,6 +41,7 @@ struct again { char **path; size_t n, cap; };
 
 static unsigned char entry[XOC_MAX_ENTRY], old[XOC_MAX_ENTRY], fde_entry[XOC_MAX_ENTRY];
 static struct plan plan, fde_plan;
+static struct xoc_net net;
 static const struct cache_planner fde_rule = { XOC_RULE_FDE, rtplan_build };
 
 static void skip(const char *path, const char *why)
@@ -83,6 +84,39 @@ static ssize_t read_entry(const char *name, unsigned char *buf)
 		n = pread(fd, buf, (size_t)st.st_size, 0);
 	close(fd);
 	return n;
+}
+
+/* Whether page @a is execute-only in @p (sorted ranges; @i: where the last look ended). */
+static bool page_xo(const struct plan *p, uint64_t a, int *i)
+{
+	while (*i < p->n && p->r[*i].end <= a)
+		(*i)++;
+	return *i < p->n && p->r[*i].start <= a && p->r[*i].xo;
+}
+
+int xoc_net_pages(const struct plan *p, const struct plan *fde, size_t pagesz, struct xoc_net *net)
+{
+	uint64_t a;
+	int i, k = 0;
+
+	net->n = 0;
+	for (i = 0; i < p->n; i++) {
+		if (!p->r[i].xo)
+			continue;
+		for (a = p->r[i].start; a < p->r[i].end; a += pagesz) {
+			if (page_xo(fde, a, &k))
+				continue;
+			if (net->n && net->r[net->n - 1].end == a) {
+				net->r[net->n - 1].end = a + pagesz;
+				continue;
+			}
+			if (net->n == XOC_NET_MAX)
+				return -1;
+			net->r[net->n].start = a;
+			net->r[net->n++].end = a + pagesz;
+		}
+	}
+	return 0;
 }
 
 /* Write @len bytes of @buf as @dir/@name, atomically; 0 or -1 (one line said why). */
@@ -215,7 +249,7 @@ static void update_one(const char *dir, const char *path, bool named, bool wait,
 	 * planned again.
 	 */
 	n = xoc_name(name, sizeof(name), dir, &id) ? read_entry(name, old) : -1;
-	if (n > 0 && !xoc_decode(old, (size_t)n, &id, 4096, NULL, &why) && xoc_entry_rule(old) == pl->rule) {
+	if (n > 0 && !xoc_decode(old, (size_t)n, &id, 4096, NULL, NULL, &why) && xoc_entry_rule(old) == pl->rule) {
 		close(fd);
 		c->current++;
 		return;
@@ -241,13 +275,19 @@ static void update_one(const char *dir, const char *path, bool named, bool wait,
 		goto close_not_cached;
 	}
 	close(fd);
-	len = xoc_encode(entry, &id, path, 4096, XOC_RULE_FDE, &plan);
+	net.n = 0;
+	len = xoc_encode(entry, &id, path, 4096, XOC_RULE_FDE, &plan, NULL);
 	if (len && pl->rule != XOC_RULE_FDE) {
 		/* Canonical encodings: equal bytes are equal plans. */
-		size_t flen = xoc_encode(fde_entry, &id, path, 4096, XOC_RULE_FDE, &fde_plan);
+		size_t flen = xoc_encode(fde_entry, &id, path, 4096, XOC_RULE_FDE, &fde_plan, NULL);
 
+		/* The net pages: execute-only here, readable under the FDE rule. */
+		if (xoc_net_pages(&plan, &fde_plan, 4096, &net)) {
+			skip(path, "too many ranges of pages only the proven rule makes execute-only");
+			goto not_cached;
+		}
 		if (flen != len || memcmp(entry, fde_entry, len))
-			len = xoc_encode(entry, &id, path, 4096, pl->rule, &plan);
+			len = xoc_encode(entry, &id, path, 4096, pl->rule, &plan, &net);
 		else
 			same = true;
 	}
@@ -259,8 +299,9 @@ static void update_one(const char *dir, const char *path, bool named, bool wait,
 	 * Planned again (under another rule), the same plan as the entry's,
 	 * maybe planned as another name of the file (a link): it stays.
 	 */
-	if (n > 0 && !xoc_decode(old, (size_t)n, &id, 4096, NULL, &why) &&
-	    xoc_encode(fde_entry, &id, xoc_entry_path(old), 4096, same ? XOC_RULE_FDE : pl->rule, &plan) == (size_t)n &&
+	if (n > 0 && !xoc_decode(old, (size_t)n, &id, 4096, NULL, NULL, &why) &&
+	    xoc_encode(fde_entry, &id, xoc_entry_path(old), 4096, same ? XOC_RULE_FDE : pl->rule, &plan,
+		       same ? NULL : &net) == (size_t)n &&
 	    !memcmp(old, fde_entry, (size_t)n)) {
 		c->current++;
 		return;
@@ -300,6 +341,31 @@ static bool plan_again(struct again *a, const char *path)
 }
 
 /*
+ * The path in a whole entry of format version 1 (before the net pages:
+ * a 136-byte header, no net ranges), or NULL: after an upgrade of xoload
+ * its files are planned again, as those of another planner are.  Only
+ * the layout is checked: the path is only planned again, as any path.
+ */
+static const char *v1_entry_path(const unsigned char *e, size_t len)
+{
+	const struct xoc_head *h = (const struct xoc_head *)e;
+	uint32_t nranges, pathlen;
+	uint64_t total;
+	size_t at;
+
+	if (len < 136 || memcmp(h->magic, XOC_MAGIC, sizeof(h->magic)) || h->version != 1 || h->head_size != 136)
+		return NULL;
+	memcpy(&nranges, e + 108, 4);
+	memcpy(&pathlen, e + 116, 4);
+	memcpy(&total, e + 120, 8);
+	at = 136 + (size_t)nranges * sizeof(struct xoc_range);
+	if (nranges > PLAN_MAX_RANGES || pathlen < 2 || pathlen > XOC_PATH_MAX || total != len ||
+	    at + pathlen != len || e[len - 1] || strlen((const char *)e + at) != pathlen - 1)
+		return NULL;
+	return (const char *)e + at;
+}
+
+/*
  * Remove every entry that is damaged, of another planner, or whose file
  * is gone or changed.  The path of an entry that is whole (of this
  * planner or another) and whose path still names something goes into
@@ -325,9 +391,11 @@ static void prune(const char *dir, struct counts *c, struct again *again)
 		n = e->d_name[0] == '.' ? -1 : read_entry(name, entry);	/* .tmp.*: an interrupted write */
 		if (n > 0 && !xoc_check_frame(entry, (size_t)n, &why))
 			fd = open(xoc_entry_path(entry), O_PATH | O_CLOEXEC);	/* only its identity */
+		else if (n > 0 && v1_entry_path(entry, (size_t)n) && !plan_again(again, v1_entry_path(entry, (size_t)n)))
+			c->status = 1;	/* out of memory: pruned, not planned again */
 		if (fd >= 0) {
 			keep = !xoc_fstat(fd, &id) && xoc_name(want, sizeof(want), dir, &id) &&
-			       !strcmp(want, name) && !xoc_decode(entry, (size_t)n, &id, 4096, NULL, &why);
+			       !strcmp(want, name) && !xoc_decode(entry, (size_t)n, &id, 4096, NULL, NULL, &why);
 			close(fd);
 			if (!keep && !plan_again(again, xoc_entry_path(entry))) {
 				fprintf(stderr, "xoload: plan cache: %s: not planned again: out of memory\n",

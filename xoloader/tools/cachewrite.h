@@ -26,6 +26,13 @@ struct cache_planner {
 };
 
 /*
+ * The net pages of proven plan @p against the FDE rule's plan @fde of the
+ * same file (run/plancache.h): each page execute-only in @p and readable
+ * in @fde, merged into ranges.  0, or -1 if they need more than
+ * XOC_NET_MAX ranges.
+ */
+int xoc_net_pages(const struct plan *p, const struct plan *fde, size_t pagesz, struct xoc_net *net);
+/*
  * Prune the stale and damaged entries of cache directory @dir (created if
  * missing), plan again the files still at the paths of the stale ones and
  * of those of another planner (a library or xoload upgraded: what

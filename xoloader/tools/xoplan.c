@@ -127,7 +127,7 @@ static int plan_closure(struct image *prog, struct plan *pplan0, struct plan *ip
 		if (d.rpath && !d.runpath)
 			o[i].rpath = strdup(d.rpath);
 		if (i > 0) {
-			plan_image(&im, pplan, flags);
+			plan_image(&im, pplan, NULL, flags);
 			o[i].nr = pplan->n;
 			o[i].r = malloc(sizeof(*o[i].r) * (size_t)(pplan->n ? pplan->n : 1));
 			if (!o[i].r)
@@ -229,6 +229,7 @@ int main(int argc, char **argv, char **envp)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "no-cache", no_argument, NULL, 'C' },
+		{ "no-net", no_argument, NULL, 'N' },
 		{ "update-cache", no_argument, NULL, 'U' },
 		{ "no-wait", no_argument, NULL, 'W' },
 		{ "rule", required_argument, NULL, 'R' },
@@ -236,6 +237,7 @@ int main(int argc, char **argv, char **envp)
 	};
 	static struct image prog, interp;
 	static struct plan pplan, iplan;
+	static struct xoc_net pnet, inet;
 	char err[PATH_MAX + 200];
 	unsigned int flags = 0;
 	bool plan_only = false, kernel_mode = false, kernel_plans = false, no_deps = false, update_cache = false, no_wait = false;
@@ -287,6 +289,7 @@ int main(int argc, char **argv, char **envp)
 		case 'k': kernel_mode = true; break;
 		case 'L': kernel_mode = kernel_plans = true; break;
 		case 'C': run_no_cache(); break;
+		case 'N': run_no_net(); break;
 		case 'U': update_cache = true; break;
 		case 'W': no_wait = true; break;
 		case 'R': rule = optarg; break;
@@ -326,9 +329,9 @@ int main(int argc, char **argv, char **envp)
 		die(2, "--kernel: that is xoload's (see --help)");
 	if (plan_only)
 		run_warn = defer_warning;
-	plan_image(&prog, &pplan, flags);
+	plan_image(&prog, &pplan, &pnet, flags);
 	if (prog.has_interp)
-		plan_image(&interp, &iplan, flags);
+		plan_image(&interp, &iplan, &inet, flags);
 	if (flags & XOF_SCAN) {
 		next_to_self(xoscan_path, XO_XOSCAN_FROM_XOPLAN, XOLOAD_XOSCAN_DEFAULT);
 		if (access(xoscan_path, X_OK)) {
@@ -347,7 +350,7 @@ int main(int argc, char **argv, char **envp)
 		next_to_self(audit_path, XO_AUDIT_FROM_XOPLAN, XOLOAD_AUDIT_DEFAULT);
 	use_audit_module(prog.has_interp, flags & XOF_PERMISSIVE);
 	prepare_handover(flags);
-	map_and_protect(&prog, &pplan, &interp, &iplan);
+	map_and_protect(&prog, &pplan, &pnet, &interp, &iplan, &inet);
 	if (flags & XOF_REPORT) {
 		report_plan(prog_path, &pplan, prog.bias, report_fmt(flags));
 		if (prog.has_interp)

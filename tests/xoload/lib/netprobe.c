@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netprobe.c - the safety net's guest test program (tests/xoload/net.sh):
+ * datatext.S linked in (dt_sum() reads dt_table, a table in .text on a
+ * page of its own that no FDE covers) and the same in libdatatext.so.
+ * No SIGSEGV handler of its own: the net's is the only one.  Built twice:
+ * netprobe (PIE) and netprobe-static (-static, NETPROBE_STATIC: no LIB).
+ *
+ *   netprobe addrs [LIB]  link-time addresses (as in the file): the
+ *                         program's table and the instruction of dt_sum()
+ *                         that reads it first, or LIB's (hex, one line)
+ *   netprobe prog         dt_sum() of the program: 36
+ *   netprobe lib LIB      dt_sum() of LIB, dlopen()ed: 36
+ *   netprobe own LIB      the same after installing a SIGSEGV handler of
+ *                         its own (which exits 3)
+ *   netprobe code         the first byte of dt_sum() (code: the FDE
+ *                         rule's execute-only page), read
+ */
+#include <dlfcn.h>
+#include <link.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int dt_sum(void);
+extern const uint32_t dt_table[8];
+
+/* datatext.S: "xorl %eax, %eax" (2 bytes), then the first load of the table. */
+#define FIRST_LOAD 2
+
+/* The load bias of the program: the first object dl_iterate_phdr() reports. */
+static int first(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(uintptr_t *)data = info->dlpi_addr;
+	return 1;
+}
+
+static int addrs(uintptr_t table, uintptr_t sum, uintptr_t bias)
+{
+	printf("%#lx %#lx\n", (unsigned long)(table - bias), (unsigned long)(sum + FIRST_LOAD - bias));
+	return 0;
+}
+
+#ifndef NETPROBE_STATIC
+static void own(int sig)
+{
+	(void)sig;
+	_exit(3);
+}
+#endif
+
+int main(int argc, char **argv)
+{
+	uintptr_t bias = 0;
+
+	if (argc == 2 && !strcmp(argv[1], "prog")) {
+		printf("%d\n", dt_sum());
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "code")) {
+		printf("%d\n", *(volatile const unsigned char *)(uintptr_t)dt_sum);
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "addrs")) {
+		dl_iterate_phdr(first, &bias);
+		return addrs((uintptr_t)dt_table, (uintptr_t)dt_sum, bias);
+	}
+#ifndef NETPROBE_STATIC
+	if (argc == 3 && (!strcmp(argv[1], "lib") || !strcmp(argv[1], "own") || !strcmp(argv[1], "addrs"))) {
+		void *h;
+		int (*sum)(void);
+		Dl_info di;
+
+		if (!strcmp(argv[1], "own"))
+			signal(SIGSEGV, own);
+		h = dlopen(argv[2], RTLD_NOW);
+		sum = h ? (int (*)(void))(uintptr_t)dlsym(h, "dt_sum") : NULL;
+
+		if (!sum) {
+			fprintf(stderr, "netprobe: %s: %s\n", argv[2], dlerror());
+			return 1;
+		}
+		if (strcmp(argv[1], "addrs")) {
+			printf("%d\n", sum());
+			return 0;
+		}
+		/* A shared object's first vaddr is 0: its base is its bias. */
+		if (!dladdr((void *)(uintptr_t)sum, &di))
+			return 1;
+		return addrs((uintptr_t)dlsym(h, "dt_table"), (uintptr_t)sum, (uintptr_t)di.dli_fbase);
+	}
+#endif
+	fputs("usage: netprobe addrs [LIB] | prog | lib LIB | own LIB | code\n", stderr);
+	return 2;
+}

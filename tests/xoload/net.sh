@@ -1,0 +1,89 @@
+#!/bin/sh
+# net.sh - the safety net (issue 26 step 3; xoload(1), "Safety net"), in
+# the VM, with deliberately wrong plans: root forges proven-rule cache
+# entries (xocachetest forge-net) that make the page of a table in .text
+# execute-only as a net page - a page only the proven-code rule made
+# execute-only - for netprobe (datatext.S linked in: dt_sum() reads
+# dt_table), for libdatatext.so, which it dlopen()s, and for
+# netprobe-static (no ld.so, no module: the preloader's handler).  Rows:
+#  - under xoload and under xoload --kernel (xonly mode, level 1), the
+#    program and the library (the static program: under xoload only; the
+#    kernel's mode has no module for it): the same output as natively (36), status 0,
+#    and exactly one report line naming the object and offset read and
+#    the object and offset of the instruction that read it;
+#  - a program that installs a SIGSEGV handler of its own, then dlopens
+#    the library: the library's net pages are kept readable at once (one
+#    line), it prints 36;
+#  - xoload --no-net, also with --kernel, and XOLOAD_NO_NET=1: killed by
+#    SIGSEGV (status 139), no report line;
+#  - a read of dt_sum's own code, a page the FDE rule made execute-only
+#    (not a net page), with the net on: killed by SIGSEGV, no report line;
+#  - with the real FDE cache (no forged entry): killed too, no line (the
+#    net follows the entry, nothing else).
+# Not in the xonly=on and xonly=strict boots (tests/xonly-on.skip): the
+# native control run reads the table, which xonly mode makes execute-only.
+XO=/xonly/bin/xoload
+T=/xonly/lib/xoload
+D=/xo-net
+n=0 fail=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - xoload-net: $2"; else echo "not ok $n - xoload-net: $2"; fail=1; fi; }
+rm -rf $D && mkdir -p $D/cache $D/fde && chmod 755 $D $D/cache $D/fde && cd $D || exit 1
+# Root's copies (the cache trusts only files root alone can change).
+cp $T/netprobe $T/netprobe-static $T/libdatatext.so $D/ && chmod 755 $D/netprobe $D/netprobe-static $D/libdatatext.so
+P=$D/netprobe S=$D/netprobe-static L=$D/libdatatext.so
+set -- $($P addrs) $($P addrs $L) $($S addrs)
+pt=$1 pi=$2 lt=$3 li=$4 st=$5 si=$6
+$T/xocachetest forge-net $D/cache $P "$pt" && $T/xocachetest forge-net $D/cache $L "$lt" &&
+	$T/xocachetest forge-net $D/cache $S "$st"
+ok $? "forged proven entries: the table pages of $P ($pt), $L ($lt) and $S ($st) execute-only, as net pages"
+out=$($T/xocachetest net $D/cache $P $L $S | tr '\t' ' ' | tr '\n' ';')
+[ "$out" = "$P $pt $(printf '%#x' $((pt + 4096)));$L $lt $(printf '%#x' $((lt + 4096)));$S $st $(printf '%#x' $((st + 4096)));" ]
+ok $? "the lookup decodes them ($out)"
+export XOLOAD_CACHE_DIR=$D/cache
+
+$P prog >native.out 2>&1; s0=$?
+[ "$s0" = 0 ] && [ "$(cat native.out)" = 36 ]
+ok $? "natively: netprobe prog prints 36 (status $s0)"
+
+# net NAME OBJ TABLE INSN CMD...: status 0, stdout 36, one report line, the right one.
+net() {
+	name=$1 obj=$2 off=$3 insn=$4; shift 4
+	"$@" >o.out 2>o.err; s=$?
+	want="xoload: read of $obj+$off (a page only the proven-code rule made execute-only) by the instruction at $obj+$insn: made readable"
+	[ "$s" = 0 ] && [ "$(cat o.out)" = 36 ] && [ "$(grep -c 'xoload: read of' o.err)" = 1 ] && grep -qxF "$want" o.err
+	ok $? "$name: output as native (status $s, $(cat o.out)), one report line ($(grep 'xoload: read of' o.err | head -n 2 | tr '\n' ' '))"
+	[ "$s" = 0 ] || sed 's/^/#   /' o.err | head -n 5
+}
+# dies NAME CMD...: killed by SIGSEGV (139), no report line.
+dies() {
+	name=$1; shift
+	"$@" >o.out 2>o.err; s=$?
+	[ "$s" = 139 ] && ! grep -q 'xoload: read of' o.err
+	ok $? "$name: killed by SIGSEGV (status $s), no report line ($(head -n 1 o.err))"
+}
+net "xoload netprobe prog" $P $pt $pi $XO $P prog
+net "xoload netprobe lib" $L $lt $li $XO $P lib $L
+net "xoload netprobe-static prog (no module: the preloader's handler)" $S $st $si $XO $S prog
+net "xoload --kernel netprobe prog" $P $pt $pi $XO --kernel $P prog
+net "xoload --kernel netprobe lib" $L $lt $li $XO --kernel $P lib $L
+# A handler of the program's own: the library's net pages are kept readable (one line), it runs.
+$XO $P own $L >o.out 2>o.err; s=$?
+[ "$s" = 0 ] && [ "$(cat o.out)" = 36 ] && ! grep -q 'xoload: read of' o.err &&
+	grep -qxF "xoload: $L: pages only the proven-code rule made execute-only kept readable (the program replaced the safety net's SIGSEGV handler)" o.err
+ok $? "xoload netprobe own (its own SIGSEGV handler, then dlopen): 36 (status $s), the library's net pages kept readable ($(head -n 1 o.err))"
+dies "xoload --no-net netprobe prog" $XO --no-net $P prog
+dies "xoload --no-net netprobe lib" $XO --no-net $P lib $L
+dies "xoload --no-net netprobe-static prog" $XO --no-net $S prog
+dies "xoload --kernel --no-net netprobe lib" $XO --kernel --no-net $P lib $L
+dies "XOLOAD_NO_NET=1 xoload netprobe lib" env XOLOAD_NO_NET=1 $XO $P lib $L
+dies "XOLOAD_NO_NET=1 xoload --kernel netprobe prog" env XOLOAD_NO_NET=1 $XO --kernel $P prog
+dies "xoload netprobe code (a page the FDE rule made execute-only)" $XO $P code
+dies "xoload --kernel netprobe code" $XO --kernel $P code
+# The FDE rule's real entries: the table stays readable, the net has nothing to do.
+XOLOAD_CACHE_DIR=$D/fde $XO --update-cache --no-wait $P $L >/dev/null 2>&1
+XOLOAD_CACHE_DIR=$D/fde $XO $P lib $L >o.out 2>o.err; s=$?
+[ "$s" = 0 ] && [ "$(cat o.out)" = 36 ] && ! grep -q 'xoload: read of' o.err
+ok $? "with the FDE rule's entries: 36, no report line (status $s)"
+cd / && rm -rf $D
+echo "1..$n"
+exit $fail

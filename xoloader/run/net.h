@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * run/net.h - the safety net (issue 26 step 3; xoloader/README.md, "The
+ * safety net"): a read fault on a page that only the proven-code rule
+ * made execute-only (a net page: plancache.h) is reported and the page
+ * made readable, instead of killing the program.
+ *
+ * Who records what: the preloader records PROG and ld.so (it plans them
+ * before the audit module exists) and hands its table to the module
+ * through the gate (xoload.h); the module records every object it plans,
+ * under xoload and under xoload --kernel, and installs the SIGSEGV
+ * handler.  A static PROG has no module: the preloader installs it.
+ *
+ * The table is fixed (no allocation: a signal handler reads it).  A
+ * writer publishes an entry whole before it raises the count (release;
+ * the handler loads the count with acquire), and only ld.so's lock holder
+ * writes.  What does not fit, and the net pages of an object loaded after
+ * the program installed a SIGSEGV handler of its own, are made readable
+ * at once (fail safe: the program keeps running as under the FDE rule)
+ * with one line on stderr.
+ *
+ * No net: XOLOAD_NO_NET in the environment (xoload --no-net), or the
+ * strict level of the kernel's xonly mode (prctl PR_GET_XONLY == 2),
+ * where code is never made readable again.  Then net pages stay
+ * execute-only and the first read kills, as before the net.
+ */
+#ifndef XOLOADER_RUN_NET_H
+#define XOLOADER_RUN_NET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../rule/plan.h"
+#include "plancache.h"
+
+#define XOLOAD_NO_NET_ENV	"XOLOAD_NO_NET"	/* set (to anything): no safety net */
+
+#define XONET_OBJS		512
+#define XONET_RANGES		4096
+#define XONET_NAME		200
+
+struct xonet_obj {
+	uint64_t bias, lo, hi;	/* hi == lo: closed (dlclose) */
+	char name[XONET_NAME];	/* control characters as '?', truncated */
+};
+
+struct xonet_range {
+	uint64_t start, end;	/* absolute; end == start: gone */
+	uint32_t obj, pad;
+};
+
+struct xonet_table {
+	uint32_t nobj, nrange;	/* published with release, read with acquire */
+	struct xonet_obj obj[XONET_OBJS];
+	struct xonet_range r[XONET_RANGES];
+};
+
+/* Whether the net is on in this process: no XOLOAD_NO_NET (@no_net_env NULL), not the strict level. */
+bool xonet_on(const char *no_net_env);
+/*
+ * Record object @name mapped at @bias, planned as @p (its executable
+ * extent names the instruction that faults), and its net pages @net
+ * (NULL: the net is off, only the object is recorded).  Net pages that
+ * do not fit are made readable now (one line).  Returns the object's
+ * index + 1 (a cookie for xonet_close()), 0 if the table of objects is
+ * full.
+ */
+uint32_t xonet_add(const char *name, uint64_t bias, const struct plan *p, const struct xoc_net *net);
+/* The object of cookie @c is gone (la_objclose): its entries no longer match. */
+void xonet_close(uint32_t c);
+/*
+ * Net pages recorded since the last call are watched: the handler is
+ * installed if SIGSEGV's disposition is the default (or ignored) or ours;
+ * if the program installed its own, they are made readable now (one line).
+ */
+void xonet_arm(void);
+/* This process's table (the preloader hands it to the module: gate.net). */
+struct xonet_table *xonet_table(void);
+/* Take over the preloader's entries (PROG, ld.so) from @from. */
+void xonet_import(const struct xonet_table *from);
+
+#endif
