@@ -12,10 +12,15 @@
 # inside that a read of SHA256's first byte faults SEGV_PKUERR with that
 # key while SHA-256 itself works.  Prints, as comments, the share of
 # executable bytes each program gets execute-only (--report=json).
-# GROUP (openssl, python, node, tools, coverage) picks a part: each is a
-# test of its own (tests/xoload/programs_GROUP.sh), within the runner's
-# time limit under TCG.
-group=${1:?usage: programs.sh openssl|python|node|tools|coverage}
+# codecs: x265 (libx265, the object with the most code without CFI:
+# hand-written AVX2/AVX-512 assembly), aomenc (libaom) and dav1d (libdav1d)
+# encode and decode a small raw video the test generates, byte-identical
+# natively, under xoload, under xoload --kernel and with the plan cache
+# holding the proven-code rule's plans.
+# GROUP (openssl, python, node, tools, codecs, coverage) picks a part:
+# each is a test of its own (tests/xoload/programs_GROUP.sh), within the
+# runner's time limit under TCG.
+group=${1:?usage: programs.sh openssl|python|node|tools|codecs|coverage}
 XO=/xonly/bin/xoload
 L=/xonly/lib/xoload
 n=0 fail=0
@@ -180,6 +185,109 @@ out=$($XO --report=tsv $L/selfexec where 2>/dev/null); st=$?
 ok $? "... and under --report (xoplan): the program again, not its arguments taken for options (status $st: $(echo $out))"
 
 fi
+if [ "$group" = codecs ]; then
+# A small deterministic raw video: 64x64 yuv420p, 8 frames (49,152
+# bytes) of gradients that move from frame to frame.
+awk 'BEGIN { for (f = 0; f < 8; f++) {
+	for (y = 0; y < 64; y++) for (x = 0; x < 64; x++) printf "%c", 16 + (3 * x + 2 * y + 5 * f + int(x * y / 7)) % 220
+	for (p = 1; p <= 2; p++) for (y = 0; y < 32; y++) for (x = 0; x < 32; x++) printf "%c", 64 + (x + p * y + 3 * f) % 128 } }' >in.yuv
+# x265 single-threaded (no thread pool, one frame thread), aomenc in its
+# fastest real-time mode: both outputs are a function of the input only.
+# Their progress and timing lines go to stderr, which is not compared:
+# the output files are, every byte (od -tx1 on stdout: a diff stays
+# readable).
+X265='/usr/bin/x265 --input in.yuv --input-res 64x64 --fps 25 --preset ultrafast --frame-threads 1 --pools none --no-wpp'
+AOMENC='/usr/bin/aomenc --width=64 --height=64 --fps=25/1 --limit=8 --cpu-used=9 --rt --threads=1 --ivf -q'
+$X265 -o a.hevc 2>x265.err; s1=$?
+$X265 -o b.hevc 2>/dev/null; s2=$?
+[ "$s1" = 0 ] && [ "$s2" = 0 ] && [ -s a.hevc ] && cmp -s a.hevc b.hevc
+ok $? "x265 natively, twice: the same HEVC bitstream ($(wc -c <a.hevc) bytes of $(wc -c <in.yuv); status $s1/$s2)"
+same "x265 --preset ultrafast (libx265): the same HEVC bitstream" '$X '"$X265"' -o c.hevc 2>/dev/null && od -An -tx1 -v c.hevc'
+$AOMENC -o av1.ivf in.yuv 2>/dev/null; s1=$?
+$AOMENC -o av2.ivf in.yuv 2>/dev/null; s2=$?
+[ "$s1" = 0 ] && [ "$s2" = 0 ] && [ -s av1.ivf ] && cmp -s av1.ivf av2.ivf
+ok $? "aomenc natively, twice: the same AV1 stream ($(wc -c <av1.ivf) bytes; status $s1/$s2)"
+same "aomenc --rt (libaom): the same AV1 stream" '$X '"$AOMENC"' -o c.ivf in.yuv 2>/dev/null && od -An -tx1 -v c.ivf'
+same "dav1d (libdav1d) decodes aomenc's stream: the same frames" '$X /usr/bin/dav1d -q --threads 1 -i av1.ivf -o c.yuv && od -An -tx1 -v c.yuv'
+/usr/bin/dav1d -q --threads 1 -i av1.ivf -o a.yuv
+# The SIMD path: x265 names the instruction sets it uses, here and under
+# xoload (QEMU's TCG emulates AVX2 since 7.2; a CPU without it runs
+# x265's SSE4 path, named as it is).
+caps=$(sed -n 's/.*using cpu capabilities: //p' x265.err)
+echo "# x265 cpu capabilities natively: $caps"
+$XO $X265 -o d.hevc 2>x265u.err
+capsu=$(sed -n 's/.*using cpu capabilities: //p' x265u.err)
+if grep -qw avx2 /proc/cpuinfo; then
+	[ -n "$caps" ] && [ "$capsu" = "$caps" ] && echo " $caps " | grep -q ' AVX2 '
+	ok $? "x265 under xoload runs its AVX2 path, as natively (cpu capabilities: $capsu)"
+else
+	skip "x265 under xoload runs its AVX2 path" "the CPU has no AVX2 (cpu capabilities: $capsu)"
+fi
+# What is execute-only in libx265, libdav1d and libaom (pages of
+# --report=json): the FDE rule keeps code without CFI readable, which in
+# libx265 and libdav1d is their hand-written assembly.
+xopages() {
+	obj=$1; shift
+	"$XO" --report=json "$@" >/dev/null 2>rep </dev/null
+	awk -v o="$obj" '/"start":/ && index($0, o) {
+			s = $0; sub(/.*"start":/, "", s); sub(/,.*/, "", s); e = $0; sub(/.*"end":/, "", e); sub(/,.*/, "", e)
+			all += (e - s) / 4096; if ($0 ~ /"xo":true/) xo += (e - s) / 4096 }
+		END { printf "%d %d\n", xo, all }' rep
+}
+for c in "libx265 /usr/bin/x265 --version" "libdav1d /usr/bin/dav1d --version" "libaom /usr/bin/aomenc --help"; do
+	set -- $c
+	obj=$1; shift
+	r=$(xopages "$obj" "$@")
+	echo "# pages	$obj	${r% *} of ${r#* } execute-only"
+	[ "${r% *}" -gt 0 ] && [ "${r#* }" -gt "${r% *}" ]
+	ok $? "xoload --report=json ${1##*/}: ${r% *} of ${r#* } pages of $obj's code execute-only, the rest readable (code without CFI)"
+done
+# The control, in xonly mode (the strict level, or a boot of xonly=on or
+# xonly=strict): x265's AVX2 assembly reads a table in libx265's .text
+# (seen: vmovdqa at 0x2ee3bb reads 0x2eb980), a page without CFI that
+# the FDE rule's plan keeps readable.  A copy of libx265 without that
+# plan (none in the file's attribute, in the plan cache or from xoload)
+# has all of its code execute-only: x265 dies of SIGSEGV on the read.
+# dav1d, on the same path with a copy of libdav1d, reads none of its
+# code (printed, not checked).
+if [ -n "$strict_modes" ] || grep -qw 'xonly=strict' /proc/cmdline; then
+	mkdir -p noplan && cp /usr/lib/x86_64-linux-gnu/libx265.so.199 /usr/lib/x86_64-linux-gnu/libdav1d.so.6 noplan/
+	pre=${strict_modes:+$STRICT}
+	LD_LIBRARY_PATH=/tmp/xo-progs/noplan $pre $X265 -o np.hevc 2>/dev/null; st=$?
+	dmesg | grep 'x265.*segfault' | tail -n 1 | sed 's/^/#   /'
+	[ "$st" = 139 ]
+	ok $? "x265 in xonly mode${pre:+ (the strict level)} with a copy of libx265 without a plan: SIGSEGV on the table its AVX2 code reads in .text (status $st, want 139)"
+	LD_LIBRARY_PATH=/tmp/xo-progs/noplan $pre /usr/bin/dav1d -q --threads 1 -i av1.ivf -o np.yuv 2>/dev/null; st=$?
+	echo "# dav1d in xonly mode with a copy of libdav1d without a plan: status $st, $(cmp -s np.yuv a.yuv 2>/dev/null && echo 'the same frames' || echo 'other frames')"
+fi
+# The plan cache with the proven-code rule's plans (as root, as
+# xoload/cache_proven does): the same output again, and the plans from it.
+if [ "$(id -u)" = 0 ]; then
+	D=/xo-cache-codecs
+	rm -rf $D && mkdir -p $D && chmod 755 $D
+	for p in /usr/bin/x265 /usr/bin/aomenc /usr/bin/dav1d; do $XO --plan=tsv "$p" 2>/dev/null | cut -f1; done |
+		sort -u | while read -r f; do readlink -f "$f"; done | sort -u >objects
+	nobj=$(wc -l <objects)
+	t0=$(date +%s)
+	out=$(XOLOAD_CACHE_DIR=$D $XO --update-cache --rule=proven $(cat objects) 2>&1); st=$?
+	[ "$st" = 0 ] && echo "$out" | grep -q ": $nobj written, .*proven rule: "
+	ok $? "xoload --update-cache --rule=proven: the closures of x265, aomenc and dav1d, $nobj objects ($(($(date +%s) - t0)) s; $out)"
+	export XOLOAD_CACHE_DIR=$D
+	same "x265 with proven plans: the same HEVC bitstream" '$X '"$X265"' -o c.hevc 2>/dev/null && od -An -tx1 -v c.hevc'
+	same "aomenc with proven plans: the same AV1 stream" '$X '"$AOMENC"' -o c.ivf in.yuv 2>/dev/null && od -An -tx1 -v c.ivf'
+	same "dav1d with proven plans: the same frames" '$X /usr/bin/dav1d -q --threads 1 -i av1.ivf -o c.yuv && od -An -tx1 -v c.yuv'
+	for p in x265 aomenc dav1d; do
+		XOLOAD_CACHE_VERBOSE=1 $XO /usr/bin/$p --help >/dev/null 2>err
+		grep -q ': miss' err; m=$?
+		[ "$m" = 1 ] && grep -q 'plan cache: .*libc.so.6: hit (proven rule)$' err
+		ok $? "xoload $p: every plan from the proven cache ($(grep -c ': hit' err) hits, $(grep -c 'hit (proven rule)' err) of the proven rule: $(grep 'hit (proven rule)' err | sed 's/.*\/\([^/:]*\): hit.*/\1/' | tr '\n' ' '))"
+	done
+	unset XOLOAD_CACHE_DIR
+	rm -rf $D
+else
+	skip "the codecs with the proven cache" "not root: only root writes the plan cache"
+fi
+fi
 if [ "$group" = openssl ]; then
 # libcrypto from inside: fault with the right key on code, tables read.
 for mode in "" --kernel; do
@@ -216,6 +324,7 @@ openssl) progs="libcrypto /usr/bin/openssl dgst -sha256" ;;
 python) progs="libcrypto /usr/bin/python3" ;;
 node) progs="/usr/bin/node /usr/bin/node -e process.stdin.resume()" ;;
 tools) progs="libgcrypt /usr/bin/gpg --no-options --no-keyring --print-md SHA256" ;;
+codecs) progs="libx265 /usr/bin/x265 --input - --input-res 64x64 --fps 25 --preset ultrafast -o /dev/null" ;;
 *) progs= ;;
 esac
 for mode in "" --kernel; do
