@@ -18,6 +18,8 @@
 #    SIGSEGV (status 139), no report line;
 #  - a read of dt_sum's own code, a page the FDE rule made execute-only
 #    (not a net page), with the net on: killed by SIGSEGV, no report line;
+#  - a SIGSEGV it sends itself that looks like a read fault at a net page
+#    but carries key 0: killed, no line;
 #  - with the real FDE cache (no forged entry): killed too, no line (the
 #    net follows the entry, nothing else).
 # Not in the xonly=on and xonly=strict boots (tests/xonly-on.skip): the
@@ -79,6 +81,9 @@ dies "XOLOAD_NO_NET=1 xoload netprobe lib" env XOLOAD_NO_NET=1 $XO $P lib $L
 dies "XOLOAD_NO_NET=1 xoload --kernel netprobe prog" env XOLOAD_NO_NET=1 $XO --kernel $P prog
 dies "xoload netprobe code (a page the FDE rule made execute-only)" $XO $P code
 dies "xoload --kernel netprobe code" $XO --kernel $P code
+# A SIGSEGV the program sends itself, as a read fault at the net page
+# with key 0: not a fault of the execute-only key, so not the net's: it kills.
+dies "xoload netprobe forge (SEGV_PKUERR at the net page, key 0, sent, not faulted)" $XO $P forge
 # The FDE rule's real entries: the table stays readable, the net has nothing to do.
 XOLOAD_CACHE_DIR=$D/fde $XO --update-cache --no-wait $P $L >/dev/null 2>&1
 XOLOAD_CACHE_DIR=$D/fde $XO $P lib $L >o.out 2>o.err; s=$?

@@ -31,6 +31,7 @@
 /* siginfo_t and ucontext_t on x86-64: si_code at 8, si_addr at 16; gregs at 40, RIP [16], ERR [19]. */
 #define SI_CODE_OFF		8
 #define SI_ADDR_OFF		16
+#define SI_PKEY_OFF		32	/* SEGV_PKUERR: _addr_pkey._pkey, after si_addr and si_addr_lsb */
 #define UC_GREGS_OFF		40
 #define REG_RIP_		16
 #define REG_ERR_		19
@@ -111,12 +112,14 @@ static void handler(int sig, void *info, void *uc)
 {
 	int code = *(const int *)((const char *)info + SI_CODE_OFF);
 	uint64_t addr = *(const uint64_t *)((const char *)info + SI_ADDR_OFF);
+	uint32_t pkey = *(const uint32_t *)((const char *)info + SI_PKEY_OFF);
 	const uint64_t *gregs = (const uint64_t *)((const char *)uc + UC_GREGS_OFF);
 	uint32_t n = __atomic_load_n(&table.nrange, __ATOMIC_ACQUIRE), nobj, i;
 	struct line l;
 
 	(void)sig;
-	for (i = 0; code == SEGV_PKUERR_ && !(gregs[REG_ERR_] & PF_WRITE_) && i < n; i++) {
+	/* A read fault of a protection key; key 0 is never the execute-only one. */
+	for (i = 0; code == SEGV_PKUERR_ && pkey && !(gregs[REG_ERR_] & PF_WRITE_) && i < n; i++) {
 		const struct xonet_range *r = &table.r[i];
 
 		if (addr < r->start || addr >= __atomic_load_n(&r->end, __ATOMIC_RELAXED))
@@ -135,7 +138,12 @@ static void handler(int sig, void *info, void *uc)
 	}
 	/* Not ours: as if there were no net, from now on. */
 	rt_syscall6(RT_NR_rt_sigaction, SIGSEGV_, (long)&old_act, 0, 8, 0, 0);
-	if (code <= 0 && old_act.handler == SIG_DFL_)	/* sent (kill, tgkill): raised again, it kills */
+	/*
+	 * Raised again, so that it kills: a fault would repeat, but a signal
+	 * that was sent (kill, sigqueue, a forged si_code) or forced by the
+	 * kernel without a faulting access (SI_KERNEL) would not.
+	 */
+	if (old_act.handler == SIG_DFL_)
 		rt_syscall(RT_NR_tgkill, rt_syscall(RT_NR_getpid, 0, 0, 0), rt_syscall(RT_NR_gettid, 0, 0, 0),
 			   SIGSEGV_);
 }

@@ -15,6 +15,10 @@
  *                         its own (which exits 3)
  *   netprobe code         the first byte of dt_sum() (code: the FDE
  *                         rule's execute-only page), read
+ *   netprobe forge        sends itself the SIGSEGV of a read fault
+ *                         (SEGV_PKUERR) at the table, with key 0, from
+ *                         no faulting access: the net must not take it
+ *                         (it would make the page readable and go on)
  */
 #include <dlfcn.h>
 #include <link.h>
@@ -22,6 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int dt_sum(void);
@@ -62,6 +67,17 @@ int main(int argc, char **argv)
 	}
 	if (argc == 2 && !strcmp(argv[1], "code")) {
 		printf("%d\n", *(volatile const unsigned char *)(uintptr_t)dt_sum);
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "forge")) {
+		siginfo_t si;
+
+		memset(&si, 0, sizeof(si));
+		si.si_signo = SIGSEGV;
+		si.si_code = SEGV_PKUERR;
+		si.si_addr = (void *)(uintptr_t)dt_table;	/* si_pkey: 0 */
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), SIGSEGV, &si);
+		printf("still running\n");
 		return 0;
 	}
 	if (argc == 2 && !strcmp(argv[1], "addrs")) {
