@@ -252,7 +252,7 @@ $(XO_LIBDIR)/libnullaudit.so: tests/xoload/lib/nullaudit.c
 	$(CC) $(XO_CFLAGS) $(XO_AUDIT_FLAGS) -o $@ $<
 
 # A static program that only execve()s its argument: the floor of make bench.
-$(XO_LIBDIR)/execthrough: tests/xoload/lib/execthrough.c kernel/include/xonly/uapi.h
+$(XO_LIBDIR)/execthrough: tests/xoload/lib/execthrough.c kernel/include/xonly/uapi.h xoloader/run/sys.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -nostdlib -ffreestanding -fno-stack-protector -fno-pie -no-pie -static -o $@ $<
 

@@ -65,6 +65,11 @@ __asm__(".text\n"
 	"syscall\n\t"
 	"ud2\n");
 
+/*
+ * The handler's line, on its own stack: report.c's rt_line/rt_put/rt_put_hex
+ * do the same job with a 12.5 KB buffer, too big for a frame that may sit on
+ * a small thread stack when the fault comes.
+ */
 struct line {
 	char b[2 * XONET_NAME + 200];
 	size_t n;
