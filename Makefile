@@ -192,10 +192,11 @@ XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDI
 # Dynamically linked guest programs: the image has glibc's ld.so and libc.
 XO_DYN     := -Wl,-Bstatic -lcapstone -Wl,-Bdynamic
 
-$(BUILD)/guest/bin/xoload: $(XO_LOADER) $(XO_HDRS)
+$(BUILD)/guest/bin/xoload: $(XO_LOADER) $(XO_HDRS) scripts/check-early
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) $(XO_FREE_FLAGS) -o $@.tmp $(XO_LOADER)
 	@$(call check_free,$@.tmp)
+	@scripts/check-early $@.tmp
 	mv $@.tmp $@
 
 $(BUILD)/guest/lib/xoplan: $(XO_XOPLAN) $(XO_HDRS)
@@ -571,9 +572,10 @@ HARDEN_CFLAGS  := -D_FORTIFY_SOURCE=2 -fstack-protector-strong
 HARDEN_LDFLAGS := -Wl,-z,relro,-z,now
 
 # xoload has no libc, so no fortify or stack protector (both call into libc).
-$(INST)/xoload: $(XO_LOADER) $(XO_HDRS) $(INST)/paths.h
+$(INST)/xoload: $(XO_LOADER) $(XO_HDRS) $(INST)/paths.h scripts/check-early
 	$(CC) $(XO_CFLAGS) -include $(INST)/paths.h $(XO_FREE_FLAGS) -o $@.tmp $(XO_LOADER)
 	@$(call check_free,$@.tmp)
+	@scripts/check-early $@.tmp
 	mv $@.tmp $@
 
 $(INST)/xoplan: $(XO_XOPLAN) $(XO_HDRS) $(INST)/paths.h

@@ -76,5 +76,34 @@ $XO --kernel-plans /bin/bash -c 'exit 7'; st=$?
 ok $([ "$st" = 7 ] && echo 0 || echo 1) "the program's exit status passes through (7, got $st)"
 $XO --kernel-plans /nonexistent 2>/dev/null; st=$?
 ok $([ "$st" = 127 ] && echo 0 || echo 1) "a missing program: 127 (got $st)"
+
+# The early path (runpath.c, run_kernel_plans_early(): "--kernel-plans PROG"
+# as the first argument executes PROG before xoload relocates itself) gives
+# what the full path gives.  Which path ran is not visible from outside by
+# design; these rows fail if the early one passes PROG, its arguments, its
+# PATH lookup or its refusals on differently.
+out=$($XO --kernel-plans cat /proc/self/status | grep '^Xonly:')
+[ "$out" = "$(printf 'Xonly:\t%d' $lvl)" ]
+ok $? "a name found on PATH runs in xonly mode ('$out')"
+out=$(cd /xonly/lib/xoload && PATH=:/usr/bin $XO --kernel-plans hello one two 2>&1); st=$?
+[ "$st" = 0 ] && [ "$out" = "$(/xonly/lib/xoload/hello one two 2>&1)" ]
+ok $? "an empty PATH element is the current directory, as for execvp() (status $st: $out)"
+out=$($XO --kernel-plans /bin/sh -c 'echo "$0|$1|$2"' a 'b c' 2>&1)
+[ "$out" = 'a|b c|' ]
+ok $? "the arguments pass as they are ('$out')"
+out=$(XOLOAD_TIMES=1 $XO --kernel-plans /usr/bin/true 2>&1); st=$?
+[ "$st" = 0 ] && [ "$(echo "$out" | grep -c '^xoload: time: ')" -ge 2 ]
+ok $? "XOLOAD_TIMES takes the full path, whose steps it times (status $st)"
+d=$(mktemp -d)
+printf '#!/bin/sh\necho script\n' >$d/script
+printf 'not an ELF file\n' >$d/text
+chmod +x $d/script $d/text
+for prog in /nonexistent no-such-command-xo $d/script $d/text $d /xonly/tests/compat32/pkey_abi32; do
+	want=$($XO --kernel $prog 2>&1); wst=$?
+	got=$($XO --kernel-plans $prog 2>&1); st=$?
+	[ "$st" = "$wst" ] && [ "$st" -ge 126 ] && [ "$got" = "$want" ]
+	ok $? "--kernel-plans $prog: refused as under --kernel (status $st, want $wst: $got)"
+done
+rm -rf $d
 echo "1..$n"
 exit $fail

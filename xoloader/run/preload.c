@@ -319,6 +319,7 @@ void xo_start(uint64_t *sp)
 	int argc = (int)sp[0];
 	char **argv = (char **)(sp + 1);
 
+	run_kernel_plans_early(argc, argv, argv + argc + 1);	/* execve()s, or returns */
 	relocate_self();
 	/* Nothing that reads relocated data may move above the stores. */
 	__asm__ volatile("" ::: "memory");

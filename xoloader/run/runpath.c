@@ -570,6 +570,19 @@ static size_t build_env(char **envp, char **out, bool with_prog)
 }
 
 /*
+ * The level --kernel asks for: 1, or the level the process has
+ * (xonly=strict: 2, which cannot be lowered; learn mode, which lets code
+ * be read, is raised to 1).  Only system calls: run_kernel_plans_early()
+ * calls it before xoload is relocated.
+ */
+static long xonly_exec_level(void)
+{
+	long level = rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0);
+
+	return level < 1 || level == XONLY_PR_XONLY_LEARN ? 1 : level;
+}
+
+/*
  * --kernel: the kernel's xonly exec mode does what xoload does by hand,
  * from the execve() on: binfmt_elf maps PROG's and ld.so's PF_X segments
  * execute-only, ld.so's mmap()s of libraries get the same, and the flag is
@@ -597,28 +610,99 @@ void run_kernel_mode(char **argv, char **envp, bool module)
 		if (module)
 			build_env(envp, env, false);
 		/*
-		 * Level 1, or the level the process has (xonly=strict: 2, which
-		 * cannot be lowered; learn mode, which lets code be read, is
-		 * raised to 1).  PR_XONLY_EXEC_CARVE lets PROG and its
-		 * descendants keep the carve-out at the strict level, where
-		 * pkey_mprotect() of their code is refused otherwise; a kernel
-		 * without the strict level refuses the flag (EINVAL), and does
-		 * not need it.
+		 * PR_XONLY_EXEC_CARVE lets PROG and its descendants keep the
+		 * carve-out at the strict level, where pkey_mprotect() of their
+		 * code is refused otherwise; a kernel without the strict level
+		 * refuses the flag (EINVAL), and does not need it.
 		 */
-		level = rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0);
-		if (level < 1 || level == XONLY_PR_XONLY_LEARN)
-			level = 1;	/* learn mode (xonly=learn) ranks below 1: raised */
+		level = xonly_exec_level();
 		r = -RT_EINVAL;
 		if (module)
 			r = rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, level, XONLY_PR_XONLY_EXEC_CARVE, 0, 0, 0);
 		if (r == -RT_EINVAL)
 			r = rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, level, 0, 0, 0, 0);
 		if (r)
-			dief(126, "--kernel: prctl(PR_SET_XONLY): %s (EINVAL: this kernel has no xonly exec mode, see xonly(7))",
-			     rt_strerror((int)-r));
+			dief(126, "%s: prctl(PR_SET_XONLY): %s (EINVAL: this kernel has no xonly exec mode, see xonly(7))",
+			     module ? "--kernel" : "--kernel-plans", rt_strerror((int)-r));
 		r = rt_syscall(RT_NR_execve, prog_path, argv, module ? env : envp);
 	}
 	dief(r == -RT_ENOENT ? 127 : 126, "%s: %s", prog_path, rt_strerror((int)-r));
+}
+
+/* PROG as execvp() finds it, into @out (PATH_MAX): find_prog() without its messages. */
+static bool find_prog_early(const char *name, const char *path, char *out)
+{
+	const char *p, *e, *c;
+	size_t n;
+
+	for (c = name; *c && *c != '/'; c++)
+		;
+	if (*c) {
+		if (rt_strlen(name) >= PATH_MAX)
+			return false;
+		rt_strlcpy(out, name, PATH_MAX);
+		return true;
+	}
+	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; ; p = e + 1) {
+		for (e = p; *e && *e != ':'; e++)
+			;
+		n = (size_t)(e - p);
+		if (n + 1 + rt_strlen(name) < PATH_MAX) {
+			for (c = p; c < e; c++)
+				out[c - p] = *c;
+			if (n)
+				out[n++] = '/';
+			rt_strlcpy(out + n, name, PATH_MAX - n);
+			if (is_executable_file(out))
+				return true;
+		}
+		if (!*e)
+			return false;
+	}
+}
+
+/*
+ * "xoload --kernel-plans PROG [ARGS]", the common form, before anything
+ * else: xoload starting is all that --kernel-plans adds to PROG's start
+ * (make bench: "a static program that only execve()s PROG" is the floor),
+ * and relocating xoload, reading its environment and options and
+ * validating PROG and ld.so cost as much again under emulation.  So this
+ * does only what the kernel does not: find PROG on PATH, refuse what is not
+ * a 64-bit x86-64 ELF executable (a script, another machine), check for
+ * protection keys, set the xonly exec mode and execve().  The kernel
+ * validates the rest as it maps PROG and its interpreter.
+ *
+ * It runs before preload.c relocates xoload: string literals (PC-relative)
+ * and system calls only, no pointer kept in data, nothing printed.
+ * Anything else -- another option first, XOLOAD_PROG (a re-exec through
+ * /proc/self/exe, reexec_args()) or XOLOAD_TIMES set, PROG not found or
+ * not such an ELF file, no protection keys, the prctl() or the execve()
+ * failing -- returns, and the full path does it all again and says why, in
+ * the words it always had.
+ */
+void run_kernel_plans_early(int argc, char **argv, char **envp)
+{
+	char path[PATH_MAX];
+	Elf64_Ehdr eh;
+	long fd, n;
+
+	if (argc < 3 || rt_strcmp(argv[1], "--kernel-plans") || argv[2][0] == '-' || !argv[2][0] ||
+	    rt_env_in(envp, XOLOAD_PROG_ENV) || rt_env_in(envp, XOLOAD_TIMES_ENV))
+		return;
+	if (!find_prog_early(argv[2], rt_env_in(envp, "PATH"), path))
+		return;
+	fd = rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK | RT_O_NOCTTY);
+	if (fd < 0)
+		return;
+	n = rt_pread((int)fd, &eh, sizeof(eh), 0);
+	rt_close((int)fd);
+	if (n != (long)sizeof(eh) || rt_memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_X86_64 ||
+	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN))
+		return;
+	if (!have_pkeys() || rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, xonly_exec_level(), 0, 0, 0, 0))
+		return;
+	rt_syscall(RT_NR_execve, path, argv + 2, envp);
 }
 
 /*
