@@ -72,6 +72,11 @@ for opt in --report --plan --scan --strict --no-inherit --audit=/x; do
 	[ "$st" = 2 ] && echo "$err" | grep -q -- '--kernel-plans: not with'
 	ok $? "--kernel-plans $opt: usage error, status 2 (got $st: $err)"
 done
+for opt in --no-cache --no-net; do
+	err=$($XO --kernel-plans $opt /usr/bin/cat /dev/null 2>&1); st=$?
+	[ "$st" = 2 ] && echo "$err" | grep -q -- "--kernel-plans: not with --no-cache or --no-net"
+	ok $? "--kernel-plans $opt: usage error, status 2: only the module reads it (got $st: $err)"
+done
 $XO --kernel-plans /bin/bash -c 'exit 7'; st=$?
 ok $([ "$st" = 7 ] && echo 0 || echo 1) "the program's exit status passes through (7, got $st)"
 $XO --kernel-plans /nonexistent 2>/dev/null; st=$?

@@ -63,6 +63,7 @@ static void say(const char *s)
 struct opts {
 	unsigned int flags;		/* XOF_* for the audit module */
 	bool kernel, kernel_plans;	/* --kernel; --kernel-plans: and no audit module */
+	bool module_only;		/* --no-cache or --no-net: options of the audit module */
 	const char *argv0, *audit;
 	int prog;			/* argv index of PROG */
 };
@@ -178,8 +179,8 @@ static void parse_options(int argc, char **argv, char **envp, struct opts *o)
 		case 'n': o->flags |= XOF_NO_INHERIT; break;
 		case 'k': o->kernel = true; break;
 		case 'L': o->kernel = o->kernel_plans = true; break;
-		case 'C': run_no_cache(); break;
-		case 'N': run_no_net(); break;
+		case 'C': run_no_cache(); o->module_only = true; break;
+		case 'N': run_no_net(); o->module_only = true; break;
 		case '0': o->argv0 = val; break;
 		case 'a': o->audit = val; break;
 		case 'h': say(usage); rt_exit_group(0);
@@ -241,6 +242,9 @@ static void __attribute__((noreturn)) xoload(int argc, char **argv, char **envp)
 	if (o.kernel && ((o.flags & ~XOF_TIMES) || o.audit))
 		dief(2, "%s: not with --report, --plan, --scan, --strict, --no-inherit or --audit (see --help)",
 		     o.kernel_plans ? "--kernel-plans" : "--kernel");
+	/* Both reach PROG only through the module's environment, which --kernel-plans does not set. */
+	if (o.kernel_plans && o.module_only)
+		die(2, "--kernel-plans: not with --no-cache or --no-net, which only the audit module reads (see --help)");
 
 	rc = find_prog(argv[o.prog], prog_path, err, sizeof(err));
 	if (rc)
