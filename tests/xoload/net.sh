@@ -11,6 +11,11 @@
 #    kernel's mode has no module for it): the same output as natively (36), status 0,
 #    and exactly one report line naming the object and offset read and
 #    the object and offset of the instruction that read it;
+#  - the table first read at exit, after ld.so's la_objclose of every
+#    object (glibc's _dl_fini), from exit's stdio flush: the library's
+#    under xoload, the program's and the library's under xoload --kernel
+#    (there the module recorded the program too): the net still holds
+#    them (they are closed, not unmapped): 36, status 0, one line;
 #  - a program that installs a SIGSEGV handler of its own, then dlopens
 #    the library: the library's net pages are kept readable at once (one
 #    line), it prints 36;
@@ -68,6 +73,11 @@ net "xoload netprobe lib" $L $lt $li $XO $P lib $L
 net "xoload netprobe-static prog (no module: the preloader's handler)" $S $st $si $XO $S prog
 net "xoload --kernel netprobe prog" $P $pt $pi $XO --kernel $P prog
 net "xoload --kernel netprobe lib" $L $lt $li $XO --kernel $P lib $L
+# Read first at exit, after la_objclose (not a dlclose: nothing unmapped).
+net "xoload netprobe exit lib (read at exit, after its la_objclose)" $L $lt $li $XO $P exit $L
+net "xoload netprobe-static exit (read at exit, no module)" $S $st $si $XO $S exit
+net "xoload --kernel netprobe exit (read at exit, after the program's la_objclose)" $P $pt $pi $XO --kernel $P exit
+net "xoload --kernel netprobe exit lib" $L $lt $li $XO --kernel $P exit $L
 # A handler of the program's own: the library's net pages are kept readable (one line), it runs.
 $XO $P own $L >o.out 2>o.err; s=$?
 [ "$s" = 0 ] && [ "$(cat o.out)" = 36 ] && ! grep -q 'xoload: read of' o.err &&

@@ -476,9 +476,27 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 	return 0;
 }
 
-/* dlclose: the object's net entries (net.h) no longer match what may be mapped there next. */
+/*
+ * dlclose, and exit: the object's net entries (net.h) are forgotten at the
+ * next la_activity() if it is unmapped by then (dlclose), so that they do
+ * not match what may be mapped there next; at exit it stays mapped and its
+ * code may still run, so they stay.
+ */
 __attribute__((visibility("default"))) unsigned int la_objclose(uintptr_t *cookie)
 {
 	xonet_close((uint32_t)*cookie);
 	return 0;
+}
+
+/*
+ * LA_ACT_CONSISTENT ends a dlclose (after the unmapping) and exit's round
+ * of la_objclose calls (glibc's _dl_fini, where nothing is unmapped);
+ * LA_ACT_ADD starts a load, also in a namespace that a dlclose emptied
+ * without a LA_ACT_CONSISTENT.
+ */
+__attribute__((visibility("default"))) void la_activity(uintptr_t *cookie, unsigned int flag)
+{
+	(void)cookie;
+	if (flag != LA_ACT_DELETE)
+		xonet_settle();
 }

@@ -44,6 +44,7 @@ static struct xonet_table table;
 static uint32_t armed;			/* ranges [0, armed) are watched */
 static bool installed;
 static struct ksigaction old_act;	/* what the handler replaced: SIG_DFL or SIG_IGN */
+static bool closing[XONET_OBJS];	/* la_objclose seen, not yet settled (writer only) */
 
 struct xonet_table *xonet_table(void)
 {
@@ -212,16 +213,42 @@ uint32_t xonet_add(const char *name, uint64_t bias, const struct plan *p, const 
 	return o < XONET_OBJS ? o + 1 : 0;
 }
 
-void xonet_close(uint32_t c)
+/* Object @o's entries no longer match anything. */
+static void forget(uint32_t o)
 {
 	uint32_t n = table.nrange, i;
 
-	if (c == 0 || c > table.nobj)
-		return;
 	for (i = 0; i < n; i++)
-		if (table.r[i].obj == c - 1)
+		if (table.r[i].obj == o)
 			__atomic_store_n(&table.r[i].end, table.r[i].start, __ATOMIC_RELEASE);
-	__atomic_store_n(&table.obj[c - 1].hi, table.obj[c - 1].lo, __ATOMIC_RELEASE);
+	__atomic_store_n(&table.obj[o].hi, table.obj[o].lo, __ATOMIC_RELEASE);
+}
+
+void xonet_close(uint32_t c)
+{
+	if (c && c <= table.nobj)
+		closing[c - 1] = true;
+}
+
+/* Whether the page at @a is mapped: mincore() fails with ENOMEM on a hole. */
+static bool mapped(uint64_t a)
+{
+	unsigned char v;
+
+	return rt_syscall(RT_NR_mincore, a & ~(uint64_t)(RT_PAGE_SIZE - 1), RT_PAGE_SIZE, (long)&v) != -12;
+}
+
+void xonet_settle(void)
+{
+	uint32_t i;
+
+	/* Still mapped: closed at exit, not unmapped, its code may still run (net.h). */
+	for (i = 0; i < table.nobj; i++)
+		if (closing[i]) {
+			closing[i] = false;
+			if (!mapped(table.obj[i].lo))
+				forget(i);
+		}
 }
 
 void xonet_arm(void)

@@ -66,8 +66,17 @@ bool xonet_on(const char *no_net_env);
  * full.
  */
 uint32_t xonet_add(const char *name, uint64_t bias, const struct plan *p, const struct xoc_net *net);
-/* The object of cookie @c is gone (la_objclose): its entries no longer match. */
+/*
+ * The object of cookie @c is being closed (la_objclose).  Its entries are
+ * forgotten by the next xonet_settle() if it is unmapped by then: ld.so
+ * calls la_objclose at dlclose, before it unmaps the object, but also at
+ * exit (_dl_fini, after the object's destructors), where nothing is
+ * unmapped and exit still runs the objects' code (atexit-time stdio
+ * flushing, other threads).
+ */
 void xonet_close(uint32_t c);
+/* Objects closed since the last call and no longer mapped are forgotten (la_activity). */
+void xonet_settle(void);
 /*
  * Net pages recorded since the last call are watched: the handler is
  * installed if SIGSEGV's disposition is the default (or ignored) or ours;

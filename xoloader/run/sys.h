@@ -23,6 +23,7 @@
 #define RT_NR_rt_sigprocmask	14
 #define RT_NR_mprotect		10
 #define RT_NR_munmap		11
+#define RT_NR_mincore		27
 #define RT_NR_fork		57
 #define RT_NR_execve		59
 #define RT_NR_exit		60

@@ -15,6 +15,12 @@
  *                         its own (which exits 3)
  *   netprobe code         the first byte of dt_sum() (code: the FDE
  *                         rule's execute-only page), read
+ *   netprobe exit [LIB]   the table of the program (or of LIB,
+ *                         dlopen()ed, never dlclose()d) first read at
+ *                         exit: by the write function of a stdio stream
+ *                         that exit's stdio flush (glibc's _IO_cleanup)
+ *                         calls after ld.so's la_objclose of every
+ *                         object (_dl_fini); prints 36 from there
  *   netprobe forge        sends itself the SIGSEGV of a read fault
  *                         (SEGV_PKUERR) at the table, with key 0, from
  *                         no faulting access: the net must not take it
@@ -49,6 +55,31 @@ static int addrs(uintptr_t table, uintptr_t sum, uintptr_t bias)
 	return 0;
 }
 
+/* exit: the sum, computed and written by the stream's write function at exit. */
+static int (*exit_sum)(void) = dt_sum;
+
+static ssize_t exit_write(void *cookie, const char *buf, size_t n)
+{
+	char l[16];
+
+	(void)cookie;
+	(void)buf;
+	write(1, l, (size_t)snprintf(l, sizeof(l), "%d\n", exit_sum()));
+	return (ssize_t)n;
+}
+
+static int at_exit(int (*sum)(void))
+{
+	static const cookie_io_functions_t io = { .write = exit_write };
+	FILE *f = fopencookie(NULL, "w", io);
+
+	exit_sum = sum;
+	if (!f || setvbuf(f, NULL, _IOFBF, BUFSIZ))
+		return 1;
+	fputs("flushed at exit\n", f);	/* buffered: exit's flush calls exit_write */
+	return 0;
+}
+
 #ifndef NETPROBE_STATIC
 static void own(int sig)
 {
@@ -80,12 +111,15 @@ int main(int argc, char **argv)
 		printf("still running\n");
 		return 0;
 	}
+	if (argc == 2 && !strcmp(argv[1], "exit"))
+		return at_exit(dt_sum);
 	if (argc == 2 && !strcmp(argv[1], "addrs")) {
 		dl_iterate_phdr(first, &bias);
 		return addrs((uintptr_t)dt_table, (uintptr_t)dt_sum, bias);
 	}
 #ifndef NETPROBE_STATIC
-	if (argc == 3 && (!strcmp(argv[1], "lib") || !strcmp(argv[1], "own") || !strcmp(argv[1], "addrs"))) {
+	if (argc == 3 && (!strcmp(argv[1], "lib") || !strcmp(argv[1], "own") || !strcmp(argv[1], "addrs") ||
+			  !strcmp(argv[1], "exit"))) {
 		void *h;
 		int (*sum)(void);
 		Dl_info di;
@@ -99,6 +133,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "netprobe: %s: %s\n", argv[2], dlerror());
 			return 1;
 		}
+		if (!strcmp(argv[1], "exit"))
+			return at_exit(sum);
 		if (strcmp(argv[1], "addrs")) {
 			printf("%d\n", sum());
 			return 0;
@@ -109,6 +145,6 @@ int main(int argc, char **argv)
 		return addrs((uintptr_t)dlsym(h, "dt_table"), (uintptr_t)sum, (uintptr_t)di.dli_fbase);
 	}
 #endif
-	fputs("usage: netprobe addrs [LIB] | prog | lib LIB | own LIB | code\n", stderr);
+	fputs("usage: netprobe addrs [LIB] | prog | lib LIB | own LIB | exit [LIB] | code | forge\n", stderr);
 	return 2;
 }
