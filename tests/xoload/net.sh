@@ -16,6 +16,9 @@
 #    under xoload, the program's and the library's under xoload --kernel
 #    (there the module recorded the program too): the net still holds
 #    them (they are closed, not unmapped): 36, status 0, one line;
+#  - a library dlopen()ed and dlclose()d 4200 times (more objects and
+#    more net ranges than the table has slots: 512 and 4096), then once
+#    more and read: the net still takes it (closed slots are reused);
 #  - a program that installs a SIGSEGV handler of its own, then dlopens
 #    the library: the library's net pages are kept readable at once (one
 #    line), it prints 36;
@@ -78,6 +81,8 @@ net "xoload netprobe exit lib (read at exit, after its la_objclose)" $L $lt $li 
 net "xoload netprobe-static exit (read at exit, no module)" $S $st $si $XO $S exit
 net "xoload --kernel netprobe exit (read at exit, after the program's la_objclose)" $P $pt $pi $XO --kernel $P exit
 net "xoload --kernel netprobe exit lib" $L $lt $li $XO --kernel $P exit $L
+# More dlopen/dlclose rounds than the table has slots: the last one still has the net.
+net "xoload netprobe loop 4200 lib (slots reused)" $L $lt $li $XO $P loop 4200 $L
 # A handler of the program's own: the library's net pages are kept readable (one line), it runs.
 $XO $P own $L >o.out 2>o.err; s=$?
 [ "$s" = 0 ] && [ "$(cat o.out)" = 36 ] && ! grep -q 'xoload: read of' o.err &&

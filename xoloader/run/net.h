@@ -11,9 +11,11 @@
  * under xoload and under xoload --kernel, and installs the SIGSEGV
  * handler.  A static PROG has no module: the preloader installs it.
  *
- * The table is fixed (no allocation: a signal handler reads it).  A
- * writer publishes an entry whole before it raises the count (release;
- * the handler loads the count with acquire), and only ld.so's lock holder
+ * The table is fixed (no allocation: a signal handler reads it); the
+ * slots of forgotten objects are reused (net.c says in which order a slot
+ * is written so that the handler never sees half of one).  A writer
+ * publishes a new slot whole before it raises the count (release; the
+ * handler loads the count with acquire), and only ld.so's lock holder
  * writes.  What does not fit, and the net pages of an object loaded after
  * the program installed a SIGSEGV handler of its own, are made readable
  * at once (fail safe: the program keeps running as under the FDE rule)
@@ -40,17 +42,17 @@
 #define XONET_NAME		200
 
 struct xonet_obj {
-	uint64_t bias, lo, hi;	/* hi == lo: closed (dlclose) */
+	uint64_t bias, lo, hi;	/* [~0, 0): gone (unmapped), the slot free */
 	char name[XONET_NAME];	/* control characters as '?', truncated */
 };
 
 struct xonet_range {
-	uint64_t start, end;	/* absolute; end == start: gone */
+	uint64_t start, end;	/* absolute; [~0, 0): gone, the slot free */
 	uint32_t obj, pad;
 };
 
 struct xonet_table {
-	uint32_t nobj, nrange;	/* published with release, read with acquire */
+	uint32_t nobj, nrange;	/* slots used so far; published with release, read with acquire */
 	struct xonet_obj obj[XONET_OBJS];
 	struct xonet_range r[XONET_RANGES];
 };

@@ -21,6 +21,9 @@
  *                         that exit's stdio flush (glibc's _IO_cleanup)
  *                         calls after ld.so's la_objclose of every
  *                         object (_dl_fini); prints 36 from there
+ *   netprobe loop N LIB   dlopen()s and dlclose()s LIB N times without
+ *                         calling it, then dt_sum() of LIB dlopen()ed
+ *                         once more: 36
  *   netprobe forge        sends itself the SIGSEGV of a read fault
  *                         (SEGV_PKUERR) at the table, with key 0, from
  *                         no faulting access: the net must not take it
@@ -31,6 +34,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -144,7 +148,25 @@ int main(int argc, char **argv)
 			return 1;
 		return addrs((uintptr_t)dlsym(h, "dt_table"), (uintptr_t)sum, (uintptr_t)di.dli_fbase);
 	}
+	if (argc == 4 && !strcmp(argv[1], "loop")) {
+		long i, n = strtol(argv[2], NULL, 10);
+		int (*sum)(void);
+		void *h;
+
+		for (i = 0; i < n; i++) {
+			if (!(h = dlopen(argv[3], RTLD_NOW)) || dlclose(h)) {
+				fprintf(stderr, "netprobe: %s: %s\n", argv[3], dlerror());
+				return 1;
+			}
+		}
+		h = dlopen(argv[3], RTLD_NOW);
+		sum = h ? (int (*)(void))(uintptr_t)dlsym(h, "dt_sum") : NULL;
+		if (!sum)
+			return 1;
+		printf("%d\n", sum());
+		return 0;
+	}
 #endif
-	fputs("usage: netprobe addrs [LIB] | prog | lib LIB | own LIB | exit [LIB] | code | forge\n", stderr);
+	fputs("usage: netprobe addrs [LIB] | prog | lib LIB | own LIB | exit [LIB] | loop N LIB | code | forge\n", stderr);
 	return 2;
 }
