@@ -19,6 +19,11 @@
 #  - a library dlopen()ed and dlclose()d 4200 times (more objects and
 #    more net ranges than the table has slots: 512 and 4096), then once
 #    more and read: the net still takes it (closed slots are reused);
+#  - xoload --audit= with a module whose table version differs
+#    (xoaudit-othernet.so: another build, as far as the table goes): it
+#    refuses the preloader's table with one line, so the program's net
+#    page is not watched and its read kills (139); the library, which
+#    that module records itself, still has the net;
 #  - a program that installs a SIGSEGV handler of its own, then dlopens
 #    the library: the library's net pages are kept readable at once (one
 #    line), it prints 36;
@@ -83,6 +88,12 @@ net "xoload --kernel netprobe exit (read at exit, after the program's la_objclos
 net "xoload --kernel netprobe exit lib" $L $lt $li $XO --kernel $P exit $L
 # More dlopen/dlclose rounds than the table has slots: the last one still has the net.
 net "xoload netprobe loop 4200 lib (slots reused)" $L $lt $li $XO $P loop 4200 $L
+# A module of another build refuses the preloader's table (fail closed: not watched, the read kills).
+$XO --audit=$T/xoaudit-othernet.so $P prog >o.out 2>o.err; s=$?
+[ "$s" = 139 ] && ! grep -q 'xoload: read of' o.err &&
+	grep -qxF "xoload: the preloader's safety net table is not this module's version: the net pages of the program and ld.so are not watched (a read of one kills)" o.err
+ok $? "xoload --audit=xoaudit-othernet.so netprobe prog: the table refused with a line, killed (status $s, $(head -n 1 o.err))"
+net "xoload --audit=xoaudit-othernet.so netprobe lib (the module's own entries)" $L $lt $li $XO --audit=$T/xoaudit-othernet.so $P lib $L
 # A handler of the program's own: the library's net pages are kept readable (one line), it runs.
 $XO $P own $L >o.out 2>o.err; s=$?
 [ "$s" = 0 ] && [ "$(cat o.out)" = 36 ] && ! grep -q 'xoload: read of' o.err &&

@@ -410,7 +410,10 @@ static void start(struct link_map *map)
 	/* The preloader's PROG and ld.so (xoload.h): recorded before this module existed. */
 	net_on = xonet_on(env(XOLOAD_NO_NET_ENV));
 	if (gate && gate->net && net_on) {
-		xonet_import((const struct xonet_table *)gate->net);
+		/* Fail closed: a table of another layout is not read; its net pages stay execute-only. */
+		if (!xonet_import((const struct xonet_table *)gate->net))
+			say("the preloader's safety net table is not this module's version: ",
+			    "the net pages of the program and ld.so are not watched (a read of one kills)");
 		xonet_arm();
 	}
 	if (gate) {

@@ -50,6 +50,8 @@ static uint32_t nfresh;
 
 struct xonet_table *xonet_table(void)
 {
+	table.version = XONET_VERSION;
+	table.size = sizeof(table);
 	return &table;
 }
 
@@ -336,10 +338,14 @@ void xonet_arm(void)
 	nfresh = 0;
 }
 
-void xonet_import(const struct xonet_table *from)
+bool xonet_import(const struct xonet_table *from)
 {
-	uint32_t no = __atomic_load_n(&from->nobj, __ATOMIC_ACQUIRE), nr = __atomic_load_n(&from->nrange, __ATOMIC_ACQUIRE);
-	uint32_t i, map[XONET_OBJS];
+	uint32_t no, nr, i, map[XONET_OBJS];
+
+	if (from->version != XONET_VERSION || from->size != sizeof(*from))
+		return false;
+	no = __atomic_load_n(&from->nobj, __ATOMIC_ACQUIRE);
+	nr = __atomic_load_n(&from->nrange, __ATOMIC_ACQUIRE);
 
 	for (i = 0; i < no && i < XONET_OBJS; i++)
 		map[i] = from->obj[i].lo == GONE_LO ? XONET_OBJS :
@@ -353,4 +359,5 @@ void xonet_import(const struct xonet_table *from)
 		if (map[r->obj] == XONET_OBJS || !range_put(map[r->obj], r->start, r->end))
 			release(from->obj[r->obj].name, r->start, r->end, "the safety net's table is full");
 	}
+	return true;
 }

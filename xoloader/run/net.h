@@ -51,7 +51,18 @@ struct xonet_range {
 	uint32_t obj, pad;
 };
 
+/*
+ * The table's layout, which the module checks before it reads the
+ * preloader's (gate.net): xoload and a module of another build
+ * (--audit=) may disagree.  Raise it with any change of the structs
+ * below; a test builds a module with another value (Makefile).
+ */
+#ifndef XONET_VERSION
+#define XONET_VERSION		0x74656e02u	/* "\2net" */
+#endif
+
 struct xonet_table {
+	uint32_t version, size;	/* XONET_VERSION, sizeof(struct xonet_table): xonet_table() sets them */
 	uint32_t nobj, nrange;	/* slots used so far; published with release, read with acquire */
 	struct xonet_obj obj[XONET_OBJS];
 	struct xonet_range r[XONET_RANGES];
@@ -85,9 +96,13 @@ void xonet_settle(void);
  * if the program installed its own, they are made readable now (one line).
  */
 void xonet_arm(void);
-/* This process's table (the preloader hands it to the module: gate.net). */
+/* This process's table (the preloader hands it to the module: gate.net), its version set. */
 struct xonet_table *xonet_table(void);
-/* Take over the preloader's entries (PROG, ld.so) from @from. */
-void xonet_import(const struct xonet_table *from);
+/*
+ * Take over the preloader's entries (PROG, ld.so) from @from.  False, and
+ * nothing read but its version and size, if they are not this build's:
+ * those net pages then stay unwatched (execute-only; a read kills).
+ */
+bool xonet_import(const struct xonet_table *from);
 
 #endif
