@@ -31,6 +31,9 @@
 #    SIGSEGV (status 139), no report line;
 #  - a read of dt_sum's own code, a page the FDE rule made execute-only
 #    (not a net page), with the net on: killed by SIGSEGV, no report line;
+#  - the library's table page replaced by an anonymous PROT_EXEC page
+#    (MAP_FIXED, no dlclose: the stale entry), read: not the recorded
+#    file there any more, so killed, no line; also under --kernel;
 #  - a SIGSEGV it sends itself that looks like a read fault at a net page
 #    but carries key 0: killed, no line;
 #  - with the real FDE cache (no forged entry): killed too, no line (the
@@ -107,6 +110,9 @@ dies "XOLOAD_NO_NET=1 xoload netprobe lib" env XOLOAD_NO_NET=1 $XO $P lib $L
 dies "XOLOAD_NO_NET=1 xoload --kernel netprobe prog" env XOLOAD_NO_NET=1 $XO --kernel $P prog
 dies "xoload netprobe code (a page the FDE rule made execute-only)" $XO $P code
 dies "xoload --kernel netprobe code" $XO --kernel $P code
+# The net page's mapping replaced without dlclose: the handler finds another mapping there.
+dies "xoload netprobe stale lib (its table page mapped over, no dlclose)" $XO $P stale $L
+dies "xoload --kernel netprobe stale lib" $XO --kernel $P stale $L
 # A SIGSEGV the program sends itself, as a read fault at the net page
 # with key 0: not a fault of the execute-only key, so not the net's: it kills.
 dies "xoload netprobe forge (SEGV_PKUERR at the net page, key 0, sent, not faulted)" $XO $P forge

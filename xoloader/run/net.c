@@ -7,7 +7,8 @@
  *
  * The handler takes a fault that is a protection-key fault of a read
  * (si_code SEGV_PKUERR, the error code without the write bit) at an
- * address inside a recorded net range: it gives that one page key 0 and
+ * address inside a recorded net range whose page still maps the object's
+ * file (map_id(), net.h): it gives that one page key 0 and
  * PROT_READ|PROT_EXEC (pkey_mprotect, which the kernel's xonly mode leaves
  * alone, as in carve.c), writes one line and returns, and the load runs
  * again and reads.  Anything else - another fault, a net page written, a
@@ -118,6 +119,69 @@ static void put_where(struct line *l, uint32_t nobj, uint64_t a)
 	put_hex(l, a);
 }
 
+/* The number at *@p (hex or decimal) up to @e, and *@p past it and one separator. */
+static uint64_t field(const char **p, const char *e, uint64_t base)
+{
+	uint64_t v = 0;
+
+	for (; *p < e; (*p)++) {
+		char c = **p;
+		int d = c >= '0' && c <= '9' ? c - '0' : base == 16 && c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+
+		if (d < 0)
+			break;
+		v = v * base + (uint64_t)d;
+	}
+	if (*p < e)
+		(*p)++;
+	return v;
+}
+
+/*
+ * The device (major << 32 | minor) and inode of the mapping that holds @a,
+ * from /proc/self/maps (inode 0: not a file); false if none holds it or the
+ * file cannot be read.  Raw system calls and small buffers on the stack:
+ * the handler calls it.  A line is "START-END PERMS OFFSET MAJ:MIN INODE
+ * PATH"; its first 128 characters are kept, the path is not needed.
+ */
+static bool map_id(uint64_t a, uint64_t *dev, uint64_t *ino)
+{
+	char b[512], ln[128];
+	long fd = rt_open("/proc/self/maps", RT_O_RDONLY | RT_O_CLOEXEC), n, i;
+	size_t ll = 0;
+	bool found = false;
+
+	if (fd < 0)
+		return false;
+	while (!found && (n = rt_read((int)fd, b, sizeof(b))) > 0) {
+		for (i = 0; i < n && !found; i++) {
+			const char *p = ln, *e;
+			uint64_t lo, hi, maj;
+
+			if (b[i] != '\n') {
+				if (ll < sizeof(ln))
+					ln[ll++] = b[i];
+				continue;
+			}
+			e = ln + ll;
+			ll = 0;
+			lo = field(&p, e, 16);
+			hi = field(&p, e, 16);
+			if (a < lo || a >= hi)
+				continue;
+			while (p < e && *p++ != ' ')
+				;	/* the permissions */
+			field(&p, e, 16);	/* the offset */
+			maj = field(&p, e, 16);
+			*dev = maj << 32 | field(&p, e, 16);
+			*ino = field(&p, e, 10);
+			found = true;
+		}
+	}
+	rt_close((int)fd);
+	return found;
+}
+
 static void handler(int sig, void *info, void *uc)
 {
 	int code = *(const int *)((const char *)info + SI_CODE_OFF);
@@ -133,9 +197,16 @@ static void handler(int sig, void *info, void *uc)
 		const struct xonet_range *r = &table.r[i];
 
 		/* start before end: the order that slot_gone() and slot_set() write against. */
+		uint64_t dev, ino;
+		const struct xonet_obj *o;
+
 		if (addr < __atomic_load_n(&r->start, __ATOMIC_ACQUIRE) ||
 		    addr >= __atomic_load_n(&r->end, __ATOMIC_ACQUIRE))
 			continue;
+		/* Still the recorded object's file there (net.h)? */
+		o = &table.obj[r->obj < XONET_OBJS ? r->obj : 0];
+		if (!map_id(addr, &dev, &ino) || !ino || dev != o->dev || ino != o->ino)
+			break;
 		if (rt_pkey_mprotect(addr & ~(uint64_t)(RT_PAGE_SIZE - 1), RT_PAGE_SIZE, RT_PROT_READ | RT_PROT_EXEC, 0))
 			break;
 		nobj = __atomic_load_n(&table.nobj, __ATOMIC_ACQUIRE);
@@ -212,7 +283,7 @@ static void slot_set(uint64_t *lo, uint64_t *hi, uint64_t s, uint64_t e)
 }
 
 /* A free object slot (gone and settled, or never used), filled; XONET_OBJS if none. */
-static uint32_t obj_put(const char *name, uint64_t bias, uint64_t lo, uint64_t hi)
+static uint32_t obj_put(const char *name, uint64_t bias, uint64_t lo, uint64_t hi, uint64_t dev, uint64_t ino)
 {
 	uint32_t o;
 
@@ -221,6 +292,8 @@ static uint32_t obj_put(const char *name, uint64_t bias, uint64_t lo, uint64_t h
 	if (o == XONET_OBJS)
 		return o;
 	table.obj[o].bias = bias;
+	table.obj[o].dev = dev;
+	table.obj[o].ino = ino;
 	copy_name(table.obj[o].name, name);
 	slot_set(&table.obj[o].lo, &table.obj[o].hi, lo, hi);
 	if (o == table.nobj)
@@ -251,13 +324,20 @@ uint32_t xonet_add(const char *name, uint64_t bias, const struct plan *p, const 
 	uint32_t o;
 	int i;
 
+	uint64_t dev = 0, ino = 0;
+	bool id;
+
 	if (p->n == 0)
 		return 0;
-	o = obj_put(name, bias, p->r[0].start + bias, p->r[p->n - 1].end + bias);
+	/* Its file, as the handler will look it up (net.h); only objects with net pages pay for it. */
+	id = !net || !net->n || (map_id(net->r[0].start + bias, &dev, &ino) && ino);
+	o = obj_put(name, bias, p->r[0].start + bias, p->r[p->n - 1].end + bias, dev, ino);
 	for (i = 0; net && i < net->n; i++) {
 		uint64_t s = net->r[i].start + bias, e = net->r[i].end + bias;
 
-		if (o == XONET_OBJS || !range_put(o, s, e))
+		if (!id)
+			release(name, s, e, "its mapping cannot be looked up in /proc/self/maps");
+		else if (o == XONET_OBJS || !range_put(o, s, e))
 			release(name, s, e, "the safety net's table is full");
 	}
 	return o < XONET_OBJS ? o + 1 : 0;
@@ -349,7 +429,8 @@ bool xonet_import(const struct xonet_table *from)
 
 	for (i = 0; i < no && i < XONET_OBJS; i++)
 		map[i] = from->obj[i].lo == GONE_LO ? XONET_OBJS :
-			obj_put(from->obj[i].name, from->obj[i].bias, from->obj[i].lo, from->obj[i].hi);
+			obj_put(from->obj[i].name, from->obj[i].bias, from->obj[i].lo, from->obj[i].hi,
+				from->obj[i].dev, from->obj[i].ino);
 	/* What did not fit here (it fit there: never with equal sizes) stays readable. */
 	for (i = 0; i < nr; i++) {
 		const struct xonet_range *r = &from->r[i];

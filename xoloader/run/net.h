@@ -21,6 +21,16 @@
  * at once (fail safe: the program keeps running as under the FDE rule)
  * with one line on stderr.
  *
+ * The file: before the handler makes a page readable it looks the page up
+ * in /proc/self/maps (raw system calls: async-signal-safe; once per net
+ * page, the page stays readable after) and wants the device and inode
+ * recorded for the object when its net pages were added (read there the
+ * same way): a page that no longer maps that file (munmap or MAP_FIXED
+ * over it without dlclose, another object since) is not the net's.  An
+ * object whose mapping cannot be looked up when it is added has its net
+ * pages made readable at once (one line); a lookup that fails in the
+ * handler leaves the fault to kill, as without the net.
+ *
  * No net: XOLOAD_NO_NET in the environment (xoload --no-net), or the
  * strict level of the kernel's xonly mode (prctl PR_GET_XONLY == 2),
  * where code is never made readable again.  Then net pages stay
@@ -43,6 +53,7 @@
 
 struct xonet_obj {
 	uint64_t bias, lo, hi;	/* [~0, 0): gone (unmapped), the slot free */
+	uint64_t dev, ino;	/* its file as /proc/self/maps shows it (major << 32 | minor, inode) */
 	char name[XONET_NAME];	/* control characters as '?', truncated */
 };
 
@@ -58,7 +69,7 @@ struct xonet_range {
  * below; a test builds a module with another value (Makefile).
  */
 #ifndef XONET_VERSION
-#define XONET_VERSION		0x74656e02u	/* "\2net" */
+#define XONET_VERSION		0x74656e03u	/* "\3net" */
 #endif
 
 struct xonet_table {

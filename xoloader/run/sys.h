@@ -142,6 +142,11 @@ static inline int rt_failed(long r) { return r < 0 && r > -4096; }
 
 static inline long rt_munmap(uint64_t addr, uint64_t len) { return rt_syscall(RT_NR_munmap, addr, len, 0); }
 
+static inline long rt_read(int fd, void *buf, size_t n)
+{
+	return rt_syscall(RT_NR_read, fd, buf, n);
+}
+
 static inline long rt_write(int fd, const void *buf, size_t n)
 {
 	return rt_syscall(RT_NR_write, fd, buf, n);

@@ -24,6 +24,11 @@
  *   netprobe loop N LIB   dlopen()s and dlclose()s LIB N times without
  *                         calling it, then dt_sum() of LIB dlopen()ed
  *                         once more: 36
+ *   netprobe stale LIB    LIB dlopen()ed, then an anonymous PROT_EXEC
+ *                         page mapped over its table's page (MAP_FIXED,
+ *                         no dlclose: the kernel gives it the
+ *                         execute-only key), read: the net must not take
+ *                         it (the page is no longer LIB's)
  *   netprobe forge        sends itself the SIGSEGV of a read fault
  *                         (SEGV_PKUERR) at the table, with key 0, from
  *                         no faulting access: the net must not take it
@@ -36,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -148,6 +154,17 @@ int main(int argc, char **argv)
 			return 1;
 		return addrs((uintptr_t)dlsym(h, "dt_table"), (uintptr_t)sum, (uintptr_t)di.dli_fbase);
 	}
+	if (argc == 3 && !strcmp(argv[1], "stale")) {
+		void *h = dlopen(argv[2], RTLD_NOW);
+		uintptr_t t = h ? (uintptr_t)dlsym(h, "dt_table") & ~(uintptr_t)4095 : 0;
+
+		if (!t || mmap((void *)t, 4096, PROT_EXEC, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) != (void *)t) {
+			fprintf(stderr, "netprobe: %s: cannot map over its table\n", argv[2]);
+			return 1;
+		}
+		printf("%d\n", *(volatile const unsigned char *)t);
+		return 0;
+	}
 	if (argc == 4 && !strcmp(argv[1], "loop")) {
 		long i, n = strtol(argv[2], NULL, 10);
 		int (*sum)(void);
@@ -167,6 +184,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 #endif
-	fputs("usage: netprobe addrs [LIB] | prog | lib LIB | own LIB | exit [LIB] | loop N LIB | code | forge\n", stderr);
+	fputs("usage: netprobe addrs [LIB] | prog | lib LIB | own LIB | exit [LIB] | loop N LIB | stale LIB | code | forge\n", stderr);
 	return 2;
 }
