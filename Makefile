@@ -189,7 +189,8 @@ XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDI
               $(XO_LIBDIR)/hello-static $(XO_LIBDIR)/libtextrel.so $(XO_LIBDIR)/textrel-user \
               $(XO_LIBDIR)/libpkrugadgets.so $(XO_LIBDIR)/datatext $(XO_LIBDIR)/libdatatext.so \
               $(XO_LIBDIR)/selfexec $(XO_LIBDIR)/cryptoprobe $(XO_LIBDIR)/programs.sh $(XO_LIBDIR)/execthrough \
-              $(XO_LIBDIR)/netprobe $(XO_LIBDIR)/netprobe-static $(XO_LIBDIR)/xocachetest
+              $(XO_LIBDIR)/netprobe $(XO_LIBDIR)/netprobe-static $(XO_LIBDIR)/xocachetest \
+              $(XO_LIBDIR)/xoaudit-othernet.so
 # Dynamically linked guest programs: the image has glibc's ld.so and libc.
 XO_DYN     := -Wl,-Bstatic -lcapstone -Wl,-Bdynamic
 
@@ -289,6 +290,12 @@ $(XO_LIBDIR)/netprobe: tests/xoload/lib/netprobe.c tests/xoload/lib/datatext.S
 $(XO_LIBDIR)/netprobe-static: tests/xoload/lib/netprobe.c tests/xoload/lib/datatext.S
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DNETPROBE_STATIC -static -o $@ $< tests/xoload/lib/datatext.S
+
+# The audit module of another build, as far as the safety net's table goes
+# (another XONET_VERSION): it must refuse the preloader's (net.sh).
+$(XO_LIBDIR)/xoaudit-othernet.so: $(XO_AUDIT) $(XO_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) $(XO_AUDIT_FLAGS) -DXONET_VERSION=0x74656e01u -o $@ $(XO_AUDIT)
 
 $(XO_LIBDIR)/xocachetest: xoloader/tools/cachetest.c $(XO_RT) $(XO_HDRS)
 	@mkdir -p $(@D)

@@ -11,6 +11,19 @@
 #    kernel's mode has no module for it): the same output as natively (36), status 0,
 #    and exactly one report line naming the object and offset read and
 #    the object and offset of the instruction that read it;
+#  - the table first read at exit, after ld.so's la_objclose of every
+#    object (glibc's _dl_fini), from exit's stdio flush: the library's
+#    under xoload, the program's and the library's under xoload --kernel
+#    (there the module recorded the program too): the net still holds
+#    them (they are closed, not unmapped): 36, status 0, one line;
+#  - a library dlopen()ed and dlclose()d 4200 times (more objects and
+#    more net ranges than the table has slots: 512 and 4096), then once
+#    more and read: the net still takes it (closed slots are reused);
+#  - xoload --audit= with a module whose table version differs
+#    (xoaudit-othernet.so: another build, as far as the table goes): it
+#    refuses the preloader's table with one line, so the program's net
+#    page is not watched and its read kills (139); the library, which
+#    that module records itself, still has the net;
 #  - a program that installs a SIGSEGV handler of its own, then dlopens
 #    the library: the library's net pages are kept readable at once (one
 #    line), it prints 36;
@@ -18,6 +31,9 @@
 #    SIGSEGV (status 139), no report line;
 #  - a read of dt_sum's own code, a page the FDE rule made execute-only
 #    (not a net page), with the net on: killed by SIGSEGV, no report line;
+#  - the library's table page replaced by an anonymous PROT_EXEC page
+#    (MAP_FIXED, no dlclose: the stale entry), read: not the recorded
+#    file there any more, so killed, no line; also under --kernel;
 #  - a SIGSEGV it sends itself that looks like a read fault at a net page
 #    but carries key 0: killed, no line;
 #  - with the real FDE cache (no forged entry): killed too, no line (the
@@ -68,6 +84,19 @@ net "xoload netprobe lib" $L $lt $li $XO $P lib $L
 net "xoload netprobe-static prog (no module: the preloader's handler)" $S $st $si $XO $S prog
 net "xoload --kernel netprobe prog" $P $pt $pi $XO --kernel $P prog
 net "xoload --kernel netprobe lib" $L $lt $li $XO --kernel $P lib $L
+# Read first at exit, after la_objclose (not a dlclose: nothing unmapped).
+net "xoload netprobe exit lib (read at exit, after its la_objclose)" $L $lt $li $XO $P exit $L
+net "xoload netprobe-static exit (read at exit, no module)" $S $st $si $XO $S exit
+net "xoload --kernel netprobe exit (read at exit, after the program's la_objclose)" $P $pt $pi $XO --kernel $P exit
+net "xoload --kernel netprobe exit lib" $L $lt $li $XO --kernel $P exit $L
+# More dlopen/dlclose rounds than the table has slots: the last one still has the net.
+net "xoload netprobe loop 4200 lib (slots reused)" $L $lt $li $XO $P loop 4200 $L
+# A module of another build refuses the preloader's table (fail closed: not watched, the read kills).
+$XO --audit=$T/xoaudit-othernet.so $P prog >o.out 2>o.err; s=$?
+[ "$s" = 139 ] && ! grep -q 'xoload: read of' o.err &&
+	grep -qxF "xoload: the preloader's safety net table is not this module's version: the net pages of the program and ld.so are not watched (a read of one kills)" o.err
+ok $? "xoload --audit=xoaudit-othernet.so netprobe prog: the table refused with a line, killed (status $s, $(head -n 1 o.err))"
+net "xoload --audit=xoaudit-othernet.so netprobe lib (the module's own entries)" $L $lt $li $XO --audit=$T/xoaudit-othernet.so $P lib $L
 # A handler of the program's own: the library's net pages are kept readable (one line), it runs.
 $XO $P own $L >o.out 2>o.err; s=$?
 [ "$s" = 0 ] && [ "$(cat o.out)" = 36 ] && ! grep -q 'xoload: read of' o.err &&
@@ -81,6 +110,9 @@ dies "XOLOAD_NO_NET=1 xoload netprobe lib" env XOLOAD_NO_NET=1 $XO $P lib $L
 dies "XOLOAD_NO_NET=1 xoload --kernel netprobe prog" env XOLOAD_NO_NET=1 $XO --kernel $P prog
 dies "xoload netprobe code (a page the FDE rule made execute-only)" $XO $P code
 dies "xoload --kernel netprobe code" $XO --kernel $P code
+# The net page's mapping replaced without dlclose: the handler finds another mapping there.
+dies "xoload netprobe stale lib (its table page mapped over, no dlclose)" $XO $P stale $L
+dies "xoload --kernel netprobe stale lib" $XO --kernel $P stale $L
 # A SIGSEGV the program sends itself, as a read fault at the net page
 # with key 0: not a fault of the execute-only key, so not the net's: it kills.
 dies "xoload netprobe forge (SEGV_PKUERR at the net page, key 0, sent, not faulted)" $XO $P forge

@@ -410,7 +410,10 @@ static void start(struct link_map *map)
 	/* The preloader's PROG and ld.so (xoload.h): recorded before this module existed. */
 	net_on = xonet_on(env(XOLOAD_NO_NET_ENV));
 	if (gate && gate->net && net_on) {
-		xonet_import((const struct xonet_table *)gate->net);
+		/* Fail closed: a table of another layout is not read; its net pages stay execute-only. */
+		if (!xonet_import((const struct xonet_table *)gate->net))
+			say("the preloader's safety net table is not this module's version: ",
+			    "the net pages of the program and ld.so are not watched (a read of one kills)");
 		xonet_arm();
 	}
 	if (gate) {
@@ -476,9 +479,27 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 	return 0;
 }
 
-/* dlclose: the object's net entries (net.h) no longer match what may be mapped there next. */
+/*
+ * dlclose, and exit: the object's net entries (net.h) are forgotten at the
+ * next la_activity() if it is unmapped by then (dlclose), so that they do
+ * not match what may be mapped there next; at exit it stays mapped and its
+ * code may still run, so they stay.
+ */
 __attribute__((visibility("default"))) unsigned int la_objclose(uintptr_t *cookie)
 {
 	xonet_close((uint32_t)*cookie);
 	return 0;
+}
+
+/*
+ * LA_ACT_CONSISTENT ends a dlclose (after the unmapping) and exit's round
+ * of la_objclose calls (glibc's _dl_fini, where nothing is unmapped);
+ * LA_ACT_ADD starts a load, also in a namespace that a dlclose emptied
+ * without a LA_ACT_CONSISTENT.
+ */
+__attribute__((visibility("default"))) void la_activity(uintptr_t *cookie, unsigned int flag)
+{
+	(void)cookie;
+	if (flag != LA_ACT_DELETE)
+		xonet_settle();
 }

@@ -7,7 +7,8 @@
  *
  * The handler takes a fault that is a protection-key fault of a read
  * (si_code SEGV_PKUERR, the error code without the write bit) at an
- * address inside a recorded net range: it gives that one page key 0 and
+ * address inside a recorded net range whose page still maps the object's
+ * file (map_id(), net.h): it gives that one page key 0 and
  * PROT_READ|PROT_EXEC (pkey_mprotect, which the kernel's xonly mode leaves
  * alone, as in carve.c), writes one line and returns, and the load runs
  * again and reads.  Anything else - another fault, a net page written, a
@@ -41,12 +42,17 @@ struct ksigaction {
 };
 
 static struct xonet_table table;
-static uint32_t armed;			/* ranges [0, armed) are watched */
 static bool installed;
 static struct ksigaction old_act;	/* what the handler replaced: SIG_DFL or SIG_IGN */
+/* The writer's own state (the handler never reads it). */
+static bool closing[XONET_OBJS];	/* la_objclose seen, not yet settled */
+static bool fresh[XONET_RANGES];	/* recorded, not yet watched (xonet_arm) */
+static uint32_t nfresh;
 
 struct xonet_table *xonet_table(void)
 {
+	table.version = XONET_VERSION;
+	table.size = sizeof(table);
 	return &table;
 }
 
@@ -103,7 +109,7 @@ static void put_where(struct line *l, uint32_t nobj, uint64_t a)
 	for (i = 0; i < nobj; i++) {
 		const struct xonet_obj *o = &table.obj[i];
 
-		if (a >= o->lo && a < __atomic_load_n(&o->hi, __ATOMIC_RELAXED)) {
+		if (a >= __atomic_load_n(&o->lo, __ATOMIC_ACQUIRE) && a < __atomic_load_n(&o->hi, __ATOMIC_ACQUIRE)) {
 			put(l, o->name);
 			put(l, "+");
 			put_hex(l, a - o->bias);
@@ -111,6 +117,69 @@ static void put_where(struct line *l, uint32_t nobj, uint64_t a)
 		}
 	}
 	put_hex(l, a);
+}
+
+/* The number at *@p (hex or decimal) up to @e, and *@p past it and one separator. */
+static uint64_t field(const char **p, const char *e, uint64_t base)
+{
+	uint64_t v = 0;
+
+	for (; *p < e; (*p)++) {
+		char c = **p;
+		int d = c >= '0' && c <= '9' ? c - '0' : base == 16 && c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+
+		if (d < 0)
+			break;
+		v = v * base + (uint64_t)d;
+	}
+	if (*p < e)
+		(*p)++;
+	return v;
+}
+
+/*
+ * The device (major << 32 | minor) and inode of the mapping that holds @a,
+ * from /proc/self/maps (inode 0: not a file); false if none holds it or the
+ * file cannot be read.  Raw system calls and small buffers on the stack:
+ * the handler calls it.  A line is "START-END PERMS OFFSET MAJ:MIN INODE
+ * PATH"; its first 128 characters are kept, the path is not needed.
+ */
+static bool map_id(uint64_t a, uint64_t *dev, uint64_t *ino)
+{
+	char b[512], ln[128];
+	long fd = rt_open("/proc/self/maps", RT_O_RDONLY | RT_O_CLOEXEC), n, i;
+	size_t ll = 0;
+	bool found = false;
+
+	if (fd < 0)
+		return false;
+	while (!found && (n = rt_read((int)fd, b, sizeof(b))) > 0) {
+		for (i = 0; i < n && !found; i++) {
+			const char *p = ln, *e;
+			uint64_t lo, hi, maj;
+
+			if (b[i] != '\n') {
+				if (ll < sizeof(ln))
+					ln[ll++] = b[i];
+				continue;
+			}
+			e = ln + ll;
+			ll = 0;
+			lo = field(&p, e, 16);
+			hi = field(&p, e, 16);
+			if (a < lo || a >= hi)
+				continue;
+			while (p < e && *p++ != ' ')
+				;	/* the permissions */
+			field(&p, e, 16);	/* the offset */
+			maj = field(&p, e, 16);
+			*dev = maj << 32 | field(&p, e, 16);
+			*ino = field(&p, e, 10);
+			found = true;
+		}
+	}
+	rt_close((int)fd);
+	return found;
 }
 
 static void handler(int sig, void *info, void *uc)
@@ -127,8 +196,17 @@ static void handler(int sig, void *info, void *uc)
 	for (i = 0; code == SEGV_PKUERR_ && pkey && !(gregs[REG_ERR_] & PF_WRITE_) && i < n; i++) {
 		const struct xonet_range *r = &table.r[i];
 
-		if (addr < r->start || addr >= __atomic_load_n(&r->end, __ATOMIC_RELAXED))
+		/* start before end: the order that slot_gone() and slot_set() write against. */
+		uint64_t dev, ino;
+		const struct xonet_obj *o;
+
+		if (addr < __atomic_load_n(&r->start, __ATOMIC_ACQUIRE) ||
+		    addr >= __atomic_load_n(&r->end, __ATOMIC_ACQUIRE))
 			continue;
+		/* Still the recorded object's file there (net.h)? */
+		o = &table.obj[r->obj < XONET_OBJS ? r->obj : 0];
+		if (!map_id(addr, &dev, &ino) || !ino || dev != o->dev || ino != o->ino)
+			break;
 		if (rt_pkey_mprotect(addr & ~(uint64_t)(RT_PAGE_SIZE - 1), RT_PAGE_SIZE, RT_PROT_READ | RT_PROT_EXEC, 0))
 			break;
 		nobj = __atomic_load_n(&table.nobj, __ATOMIC_ACQUIRE);
@@ -180,109 +258,187 @@ static void copy_name(char *dst, const char *src)
 	dst[i] = 0;
 }
 
+/*
+ * Slots are reused (a dlopen/dlclose loop would fill any fixed table).  A
+ * gone slot is [~0, 0): empty whichever half the handler sees.  It goes
+ * from [s, e) to gone by writing start then end, and from gone to
+ * [s', e') by writing end then start, while the handler loads start then
+ * end: each pair it can see is empty, [s, e) or [s', e').  (A handler
+ * that stalls between its two loads across a whole close and reuse of
+ * the same slot could see [s, e'): the race of a new mapping at a closed
+ * object's address, xoloader/README.md.)
+ */
+#define GONE_LO		(~(uint64_t)0)
+
+static void slot_gone(uint64_t *lo, uint64_t *hi)
+{
+	__atomic_store_n(lo, GONE_LO, __ATOMIC_RELEASE);
+	__atomic_store_n(hi, 0, __ATOMIC_RELEASE);
+}
+
+static void slot_set(uint64_t *lo, uint64_t *hi, uint64_t s, uint64_t e)
+{
+	__atomic_store_n(hi, e, __ATOMIC_RELEASE);
+	__atomic_store_n(lo, s, __ATOMIC_RELEASE);
+}
+
+/* A free object slot (gone and settled, or never used), filled; XONET_OBJS if none. */
+static uint32_t obj_put(const char *name, uint64_t bias, uint64_t lo, uint64_t hi, uint64_t dev, uint64_t ino)
+{
+	uint32_t o;
+
+	for (o = 0; o < table.nobj && !(table.obj[o].lo == GONE_LO && !closing[o]); o++)
+		;
+	if (o == XONET_OBJS)
+		return o;
+	table.obj[o].bias = bias;
+	table.obj[o].dev = dev;
+	table.obj[o].ino = ino;
+	copy_name(table.obj[o].name, name);
+	slot_set(&table.obj[o].lo, &table.obj[o].hi, lo, hi);
+	if (o == table.nobj)
+		__atomic_store_n(&table.nobj, o + 1, __ATOMIC_RELEASE);
+	return o;
+}
+
+/* Range [@s, @e) of object @o in a free slot, not yet watched; false if none is free. */
+static bool range_put(uint32_t o, uint64_t s, uint64_t e)
+{
+	uint32_t k;
+
+	for (k = 0; k < table.nrange && table.r[k].start != GONE_LO; k++)
+		;
+	if (k == XONET_RANGES)
+		return false;
+	table.r[k].obj = o;
+	slot_set(&table.r[k].start, &table.r[k].end, s, e);
+	if (k == table.nrange)
+		__atomic_store_n(&table.nrange, k + 1, __ATOMIC_RELEASE);
+	fresh[k] = true;
+	nfresh++;
+	return true;
+}
+
 uint32_t xonet_add(const char *name, uint64_t bias, const struct plan *p, const struct xoc_net *net)
 {
-	uint32_t o = table.nobj, k;
-	struct xonet_obj *ob;
+	uint32_t o;
 	int i;
+
+	uint64_t dev = 0, ino = 0;
+	bool id;
 
 	if (p->n == 0)
 		return 0;
-	if (o < XONET_OBJS) {
-		ob = &table.obj[o];
-		ob->bias = bias;
-		ob->lo = p->r[0].start + bias;
-		ob->hi = p->r[p->n - 1].end + bias;
-		copy_name(ob->name, name);
-		__atomic_store_n(&table.nobj, o + 1, __ATOMIC_RELEASE);
-	}
+	/* Its file, as the handler will look it up (net.h); only objects with net pages pay for it. */
+	id = !net || !net->n || (map_id(net->r[0].start + bias, &dev, &ino) && ino);
+	o = obj_put(name, bias, p->r[0].start + bias, p->r[p->n - 1].end + bias, dev, ino);
 	for (i = 0; net && i < net->n; i++) {
 		uint64_t s = net->r[i].start + bias, e = net->r[i].end + bias;
 
-		k = table.nrange;
-		if (o >= XONET_OBJS || k >= XONET_RANGES) {
+		if (!id)
+			release(name, s, e, "its mapping cannot be looked up in /proc/self/maps");
+		else if (o == XONET_OBJS || !range_put(o, s, e))
 			release(name, s, e, "the safety net's table is full");
-			continue;
-		}
-		table.r[k].start = s;
-		table.r[k].end = e;
-		table.r[k].obj = o;
-		__atomic_store_n(&table.nrange, k + 1, __ATOMIC_RELEASE);
 	}
 	return o < XONET_OBJS ? o + 1 : 0;
 }
 
-void xonet_close(uint32_t c)
+/* Object @o's entries no longer match anything. */
+static void forget(uint32_t o)
 {
 	uint32_t n = table.nrange, i;
 
-	if (c == 0 || c > table.nobj)
-		return;
 	for (i = 0; i < n; i++)
-		if (table.r[i].obj == c - 1)
-			__atomic_store_n(&table.r[i].end, table.r[i].start, __ATOMIC_RELEASE);
-	__atomic_store_n(&table.obj[c - 1].hi, table.obj[c - 1].lo, __ATOMIC_RELEASE);
+		if (table.r[i].obj == o && table.r[i].start != GONE_LO)
+			slot_gone(&table.r[i].start, &table.r[i].end);
+	slot_gone(&table.obj[o].lo, &table.obj[o].hi);
+}
+
+void xonet_close(uint32_t c)
+{
+	if (c && c <= table.nobj && table.obj[c - 1].lo != GONE_LO)
+		closing[c - 1] = true;
+}
+
+/* Whether the page at @a is mapped: mincore() fails with ENOMEM on a hole. */
+static bool mapped(uint64_t a)
+{
+	unsigned char v;
+
+	return rt_syscall(RT_NR_mincore, a & ~(uint64_t)(RT_PAGE_SIZE - 1), RT_PAGE_SIZE, (long)&v) != -12;
+}
+
+void xonet_settle(void)
+{
+	uint32_t i;
+
+	/* Still mapped: closed at exit, not unmapped, its code may still run (net.h). */
+	for (i = 0; i < table.nobj; i++)
+		if (closing[i]) {
+			closing[i] = false;
+			if (!mapped(table.obj[i].lo))
+				forget(i);
+		}
 }
 
 void xonet_arm(void)
 {
 	struct ksigaction act = { 0, 0, 0, 0 }, cur;
 	uint32_t n = table.nrange, i;
+	bool ok = false;
 
-	if (armed == n)
+	if (!nfresh)
 		return;
 	if (rt_syscall6(RT_NR_rt_sigaction, SIGSEGV_, 0, (long)&cur, 8, 0, 0) == 0 &&
 	    (cur.handler == (uint64_t)handler || cur.handler == SIG_DFL_ || cur.handler == SIG_IGN_)) {
-		if (cur.handler != (uint64_t)handler) {
+		ok = cur.handler == (uint64_t)handler;
+		if (!ok) {
 			act.handler = (uint64_t)handler;
 			act.flags = SA_SIGINFO_ | SA_RESTORER_;
 			act.restorer = (uint64_t)xonet_restorer;
 			old_act = cur;
-			if (rt_syscall6(RT_NR_rt_sigaction, SIGSEGV_, (long)&act, 0, 8, 0, 0) == 0)
-				installed = true;
-			else
-				cur.handler = ~0ull;
-		}
-		if (cur.handler != ~0ull) {
-			armed = n;
-			return;
+			ok = rt_syscall6(RT_NR_rt_sigaction, SIGSEGV_, (long)&act, 0, 8, 0, 0) == 0;
+			installed |= ok;
 		}
 	}
-	/* The program's own handler (or none can be installed): those pages stay readable. */
-	for (i = armed; i < n; i++) {
-		const struct xonet_range *r = &table.r[i];
+	for (i = 0; i < n; i++) {
+		struct xonet_range *r = &table.r[i];
 
+		if (!fresh[i])
+			continue;
+		fresh[i] = false;
+		if (ok)
+			continue;
+		/* The program's own handler (or none can be installed): those pages stay readable. */
 		release(table.obj[r->obj].name, r->start, r->end, installed ?
 			"the program replaced the safety net's SIGSEGV handler" :
 			"the program has a SIGSEGV handler of its own");
-		__atomic_store_n(&table.r[i].end, r->start, __ATOMIC_RELEASE);
+		slot_gone(&r->start, &r->end);
 	}
-	armed = n;
+	nfresh = 0;
 }
 
-void xonet_import(const struct xonet_table *from)
+bool xonet_import(const struct xonet_table *from)
 {
-	uint32_t no = __atomic_load_n(&from->nobj, __ATOMIC_ACQUIRE), nr = __atomic_load_n(&from->nrange, __ATOMIC_ACQUIRE);
-	uint32_t i, base = table.nobj;
+	uint32_t no, nr, i, map[XONET_OBJS];
 
-	/* Field by field: a struct copy may be a memcpy() call, and there is none here. */
-	for (i = 0; i < no && base + i < XONET_OBJS; i++) {
-		table.obj[base + i].bias = from->obj[i].bias;
-		table.obj[base + i].lo = from->obj[i].lo;
-		table.obj[base + i].hi = from->obj[i].hi;
-		copy_name(table.obj[base + i].name, from->obj[i].name);
-	}
-	__atomic_store_n(&table.nobj, base + i, __ATOMIC_RELEASE);
-	for (i = 0; i < nr && from->r[i].obj + base < table.nobj && table.nrange < XONET_RANGES; i++) {
-		uint32_t k = table.nrange;
+	if (from->version != XONET_VERSION || from->size != sizeof(*from))
+		return false;
+	no = __atomic_load_n(&from->nobj, __ATOMIC_ACQUIRE);
+	nr = __atomic_load_n(&from->nrange, __ATOMIC_ACQUIRE);
 
-		table.r[k].start = from->r[i].start;
-		table.r[k].end = from->r[i].end;
-		table.r[k].obj = from->r[i].obj + base;
-		__atomic_store_n(&table.nrange, k + 1, __ATOMIC_RELEASE);
-	}
+	for (i = 0; i < no && i < XONET_OBJS; i++)
+		map[i] = from->obj[i].lo == GONE_LO ? XONET_OBJS :
+			obj_put(from->obj[i].name, from->obj[i].bias, from->obj[i].lo, from->obj[i].hi,
+				from->obj[i].dev, from->obj[i].ino);
 	/* What did not fit here (it fit there: never with equal sizes) stays readable. */
-	for (; i < nr; i++)
-		release(from->obj[from->r[i].obj].name, from->r[i].start, from->r[i].end,
-			"the safety net's table is full");
+	for (i = 0; i < nr; i++) {
+		const struct xonet_range *r = &from->r[i];
+
+		if (r->start == GONE_LO || r->obj >= no || r->obj >= XONET_OBJS)
+			continue;
+		if (map[r->obj] == XONET_OBJS || !range_put(map[r->obj], r->start, r->end))
+			release(from->obj[r->obj].name, r->start, r->end, "the safety net's table is full");
+	}
+	return true;
 }

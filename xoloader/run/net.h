@@ -11,13 +11,25 @@
  * under xoload and under xoload --kernel, and installs the SIGSEGV
  * handler.  A static PROG has no module: the preloader installs it.
  *
- * The table is fixed (no allocation: a signal handler reads it).  A
- * writer publishes an entry whole before it raises the count (release;
- * the handler loads the count with acquire), and only ld.so's lock holder
+ * The table is fixed (no allocation: a signal handler reads it); the
+ * slots of forgotten objects are reused (net.c says in which order a slot
+ * is written so that the handler never sees half of one).  A writer
+ * publishes a new slot whole before it raises the count (release; the
+ * handler loads the count with acquire), and only ld.so's lock holder
  * writes.  What does not fit, and the net pages of an object loaded after
  * the program installed a SIGSEGV handler of its own, are made readable
  * at once (fail safe: the program keeps running as under the FDE rule)
  * with one line on stderr.
+ *
+ * The file: before the handler makes a page readable it looks the page up
+ * in /proc/self/maps (raw system calls: async-signal-safe; once per net
+ * page, the page stays readable after) and wants the device and inode
+ * recorded for the object when its net pages were added (read there the
+ * same way): a page that no longer maps that file (munmap or MAP_FIXED
+ * over it without dlclose, another object since) is not the net's.  An
+ * object whose mapping cannot be looked up when it is added has its net
+ * pages made readable at once (one line); a lookup that fails in the
+ * handler leaves the fault to kill, as without the net.
  *
  * No net: XOLOAD_NO_NET in the environment (xoload --no-net), or the
  * strict level of the kernel's xonly mode (prctl PR_GET_XONLY == 2),
@@ -40,17 +52,29 @@
 #define XONET_NAME		200
 
 struct xonet_obj {
-	uint64_t bias, lo, hi;	/* hi == lo: closed (dlclose) */
+	uint64_t bias, lo, hi;	/* [~0, 0): gone (unmapped), the slot free */
+	uint64_t dev, ino;	/* its file as /proc/self/maps shows it (major << 32 | minor, inode) */
 	char name[XONET_NAME];	/* control characters as '?', truncated */
 };
 
 struct xonet_range {
-	uint64_t start, end;	/* absolute; end == start: gone */
+	uint64_t start, end;	/* absolute; [~0, 0): gone, the slot free */
 	uint32_t obj, pad;
 };
 
+/*
+ * The table's layout, which the module checks before it reads the
+ * preloader's (gate.net): xoload and a module of another build
+ * (--audit=) may disagree.  Raise it with any change of the structs
+ * below; a test builds a module with another value (Makefile).
+ */
+#ifndef XONET_VERSION
+#define XONET_VERSION		0x74656e03u	/* "\3net" */
+#endif
+
 struct xonet_table {
-	uint32_t nobj, nrange;	/* published with release, read with acquire */
+	uint32_t version, size;	/* XONET_VERSION, sizeof(struct xonet_table): xonet_table() sets them */
+	uint32_t nobj, nrange;	/* slots used so far; published with release, read with acquire */
 	struct xonet_obj obj[XONET_OBJS];
 	struct xonet_range r[XONET_RANGES];
 };
@@ -66,17 +90,30 @@ bool xonet_on(const char *no_net_env);
  * full.
  */
 uint32_t xonet_add(const char *name, uint64_t bias, const struct plan *p, const struct xoc_net *net);
-/* The object of cookie @c is gone (la_objclose): its entries no longer match. */
+/*
+ * The object of cookie @c is being closed (la_objclose).  Its entries are
+ * forgotten by the next xonet_settle() if it is unmapped by then: ld.so
+ * calls la_objclose at dlclose, before it unmaps the object, but also at
+ * exit (_dl_fini, after the object's destructors), where nothing is
+ * unmapped and exit still runs the objects' code (atexit-time stdio
+ * flushing, other threads).
+ */
 void xonet_close(uint32_t c);
+/* Objects closed since the last call and no longer mapped are forgotten (la_activity). */
+void xonet_settle(void);
 /*
  * Net pages recorded since the last call are watched: the handler is
  * installed if SIGSEGV's disposition is the default (or ignored) or ours;
  * if the program installed its own, they are made readable now (one line).
  */
 void xonet_arm(void);
-/* This process's table (the preloader hands it to the module: gate.net). */
+/* This process's table (the preloader hands it to the module: gate.net), its version set. */
 struct xonet_table *xonet_table(void);
-/* Take over the preloader's entries (PROG, ld.so) from @from. */
-void xonet_import(const struct xonet_table *from);
+/*
+ * Take over the preloader's entries (PROG, ld.so) from @from.  False, and
+ * nothing read but its version and size, if they are not this build's:
+ * those net pages then stay unwatched (execute-only; a read kills).
+ */
+bool xonet_import(const struct xonet_table *from);
 
 #endif

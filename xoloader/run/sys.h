@@ -23,6 +23,7 @@
 #define RT_NR_rt_sigprocmask	14
 #define RT_NR_mprotect		10
 #define RT_NR_munmap		11
+#define RT_NR_mincore		27
 #define RT_NR_fork		57
 #define RT_NR_execve		59
 #define RT_NR_exit		60
@@ -140,6 +141,11 @@ static inline long rt_mmap(uint64_t addr, uint64_t len, int prot, int flags, int
 static inline int rt_failed(long r) { return r < 0 && r > -4096; }
 
 static inline long rt_munmap(uint64_t addr, uint64_t len) { return rt_syscall(RT_NR_munmap, addr, len, 0); }
+
+static inline long rt_read(int fd, void *buf, size_t n)
+{
+	return rt_syscall(RT_NR_read, fd, buf, n);
+}
 
 static inline long rt_write(int fd, const void *buf, size_t n)
 {
