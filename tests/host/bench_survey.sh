@@ -42,8 +42,15 @@ printf '%s\n' "$out" | grep -v '^gcc ' | tail -n 8 | sed 's/^/# /'
 ok $? "make survey SURVEY_DIRS=$target from the clean copy: 1 object, scanned (status $st)"
 grep -q '<svg' build/survey.svg 2>/dev/null
 ok $? "... and the chart build/survey.svg"
-printf '%s\n' "$out" | grep -q '^survey by rule: 1 objects of Debian packages' &&
-	printf '%s\n' "$out" | grep -q '^survey by rule: proven-code rule ' &&
-	! printf '%s\n' "$out" | grep -q 'survey by rule: FAILED'
-ok $? "... and the survey by rule (scripts/survey-rules): $target, one object of a Debian package"
+# Which packages are Debian's comes from apt's lists: without them (an
+# image that deleted them) survey-rules says so and fails, and this row
+# cannot be run.
+if apt-cache policy coreutils 2>/dev/null | grep -q 'debian\.org'; then
+	printf '%s\n' "$out" | grep -q '^survey by rule: 1 objects of Debian packages' &&
+		printf '%s\n' "$out" | grep -q '^survey by rule: proven-code rule ' &&
+		! printf '%s\n' "$out" | grep -q 'survey by rule: FAILED'
+	ok $? "... and the survey by rule (scripts/survey-rules): $target, one object of a Debian package"
+else
+	skip "apt's lists name no debian.org source for coreutils (no apt-get update here)" "... and the survey by rule"
+fi
 tap_done
