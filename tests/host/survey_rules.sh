@@ -31,7 +31,7 @@ printf '%s\n' $d/a $d/hard $d/link $d/t $d/sub/libn.so $d/gone $tmp/outside >$tm
 
 out=$($SR --owned $tmp/owned --jobs 1 $d 2>$tmp/err); st=$?
 sed 's/^/# /' $tmp/err; printf '%s\n' "$out" | sed 's/^/# /'
-[ "$st" = 0 ] && printf '%s\n' "$out" | grep -q '^survey by rule: 2 objects of Debian packages (of 2 ELF files'
+[ "$st" = 0 ] && printf '%s\n' "$out" | grep -q '^survey by rule: 2 objects of Debian packages, 2 of them with code (of 2 ELF files'
 ok $? "two objects: a, once for its two names, and sub/libn.so; not the symlink, the text file, the gone one or the file outside (status $st)"
 
 # xoproven's own totals on the same two files.
@@ -43,6 +43,27 @@ ok $? "FDE and proven code-byte shares are xoproven's on the same files (want '$
 out3=$($SR --owned $tmp/owned --jobs 3 $d 2>/dev/null)
 [ "$out3" = "$out" ]
 ok $? "three parts give what one gives"
+
+# An object xoproven cannot plan: no verdict on the target, status 1.
+head -c 3000 /usr/bin/true >$d/cut
+chmod +x $d/cut
+printf '%s\n' $d/a $d/cut >$tmp/owned-cut
+out=$($SR --owned $tmp/owned-cut --jobs 2 $d 2>/dev/null); st=$?
+[ "$st" = 1 ] && printf '%s\n' "$out" | grep -q '^survey by rule: INCOMPLETE: ' &&
+	! printf '%s\n' "$out" | grep -q 'target >='
+ok $? "a truncated ELF file: INCOMPLETE instead of the target's verdict, status 1 (status $st)"
+rm $d/cut
+
+# Sums past 2^31 (mawk's %d stops there): a fake xoproven with 3e9 code bytes an object, all execute-only.
+cat >$tmp/fakexp <<'EOF'
+#!/bin/sh
+while read -r f; do printf 'object\t%s\t1\t1\t1\t3000000000\t3000000000\t3000000000\n' "$f"; done
+printf 'total\tfailed 0\n'
+EOF
+chmod +x $tmp/fakexp
+out=$($SR --owned $tmp/owned --xoproven $tmp/fakexp --jobs 1 $d 2>/dev/null)
+printf '%s\n' "$out" | grep -q 'relocation roots (walk) *100.00%'
+ok $? "the walk column past 2^31 bytes: 100.00% ($(printf '%s\n' "$out" | grep walk))"
 
 # /bin/NAME in a file list is /usr/bin/NAME when /bin links there.
 if [ -L /bin ] && [ "$(realpath /bin)" = /usr/bin ]; then
