@@ -6,6 +6,8 @@
 # lines printed names raw).  JSON: each line parses with python3 and the
 # name reads back byte for byte (a byte that is not UTF-8 is \udcXX, as
 # surrogateescape); human: control characters and such bytes are \xNN.
+# A name of PATH_MAX bytes or more is refused, not cut short: cut, it
+# could name another program (a review found one that ran /usr/bin/true).
 # Runs on the host; needs make guest host-tools.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -77,4 +79,11 @@ ok $? "xosurvey --json: valid JSON, the name read back exactly (status $st: $(ca
 grep -qF "$esc" "$tmp/out" && ! grep -q '^y-' "$tmp/out" && lines "$tmp/err" 1 &&
 	grep -qF 'bad\xff\x0az: ' "$tmp/err"
 ok $? "xosurvey (table, errors): the names as \\xNN, no split line (status $st: $(cat "$tmp/err"))"
+long=$(printf '/%.0s' $(seq 4100))usr/bin/trueXYZ
+for mode in "" --kernel --kernel-plans; do
+	# shellcheck disable=SC2086
+	err=$("$xo" $mode "$long" 2>&1); st=$?
+	[ "$st" = 126 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && [[ $err == *"...: File name too long" ]]
+	ok $? "xoload ${mode:+$mode }with a name of $((${#long})) bytes: 126, 'File name too long' (status $st: ${err:0:40}...${err: -30})"
+done
 tap_done

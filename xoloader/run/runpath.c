@@ -176,6 +176,11 @@ int find_prog(const char *name, char *out, char *err, size_t errlen)
 	for (p = name; *p && *p != '/'; p++)
 		;
 	if (*p) {
+		/* Cut short, it could name another program that exists. */
+		if (rt_strlen(name) >= PATH_MAX) {
+			rt_fmt(err, errlen, "%.*s...: File name too long", 64, name);
+			return 126;
+		}
 		rt_strlcpy(out, name, PATH_MAX);
 		return 0;
 	}
