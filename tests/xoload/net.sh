@@ -34,6 +34,11 @@
 #  - the library's table page replaced by an anonymous PROT_EXEC page
 #    (MAP_FIXED, no dlclose: the stale entry), read: not the recorded
 #    file there any more, so killed, no line; also under --kernel;
+#  - the strict level of xonly mode (execthrough --strict: PR_SET_XONLY 2
+#    before xoload), where code is never made readable again: no net, the
+#    library's net pages do not install the handler (at level 1, through
+#    execthrough --xonly, they do: the row can tell), and its read kills
+#    without a line;
 #  - a SIGSEGV it sends itself that looks like a read fault at a net page
 #    but carries key 0: killed, no line;
 #  - with the real FDE cache (no forged entry): killed too, no line (the
@@ -113,6 +118,14 @@ dies "xoload --kernel netprobe code" $XO --kernel $P code
 # The net page's mapping replaced without dlclose: the handler finds another mapping there.
 dies "xoload netprobe stale lib (its table page mapped over, no dlclose)" $XO $P stale $L
 dies "xoload --kernel netprobe stale lib" $XO --kernel $P stale $L
+# No net at the strict level: the disposition tells (a read dies either way there).
+out=$($T/execthrough --xonly $XO $P disp $L 2>o.err); s=$?
+[ "$s" = 0 ] && [ "$out" = handler ]
+ok $? "level 1 (execthrough --xonly xoload netprobe disp lib): the net's SIGSEGV handler installed ($out, status $s)"
+out=$($T/execthrough --strict $XO $P disp $L 2>o.err); s=$?
+[ "$s" = 0 ] && [ "$out" = default ] && ! grep -q 'kept readable' o.err
+ok $? "strict level (execthrough --strict xoload netprobe disp lib): no net, SIGSEGV's default action kept ($out, status $s)"
+dies "strict level: xoload netprobe lib" $T/execthrough --strict $XO $P lib $L
 # A SIGSEGV the program sends itself, as a read fault at the net page
 # with key 0: not a fault of the execute-only key, so not the net's: it kills.
 dies "xoload netprobe forge (SEGV_PKUERR at the net page, key 0, sent, not faulted)" $XO $P forge

@@ -195,18 +195,17 @@ static void handler(int sig, void *info, void *uc)
 	/* A read fault of a protection key; key 0 is never the execute-only one. */
 	for (i = 0; code == SEGV_PKUERR_ && pkey && !(gregs[REG_ERR_] & PF_WRITE_) && i < n; i++) {
 		const struct xonet_range *r = &table.r[i];
+		const struct xonet_obj *o;
+		uint64_t dev, ino;
 
 		/* start before end: the order that slot_gone() and slot_set() write against. */
-		uint64_t dev, ino;
-		const struct xonet_obj *o;
-
 		if (addr < __atomic_load_n(&r->start, __ATOMIC_ACQUIRE) ||
 		    addr >= __atomic_load_n(&r->end, __ATOMIC_ACQUIRE))
 			continue;
-		/* Still the recorded object's file there (net.h)? */
+		/* Still the recorded object's file there (net.h)?  A stale entry may precede the right one. */
 		o = &table.obj[r->obj < XONET_OBJS ? r->obj : 0];
 		if (!map_id(addr, &dev, &ino) || !ino || dev != o->dev || ino != o->ino)
-			break;
+			continue;
 		if (rt_pkey_mprotect(addr & ~(uint64_t)(RT_PAGE_SIZE - 1), RT_PAGE_SIZE, RT_PROT_READ | RT_PROT_EXEC, 0))
 			break;
 		nobj = __atomic_load_n(&table.nobj, __ATOMIC_ACQUIRE);

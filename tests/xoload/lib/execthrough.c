@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * execthrough [--xonly] PROG [ARGS...] - execve(PROG, ARGS) and nothing
- * else: no libc, no relocation, two system calls (with --xonly, first
- * prctl(PR_SET_XONLY, 1): the kernel's xonly mode for PROG, as xoload
- * --kernel-plans asks for it).  make bench times both beside `xoload
+ * execthrough [--xonly|--strict] PROG [ARGS...] - execve(PROG, ARGS) and
+ * nothing else: no libc, no relocation, two system calls (with --xonly,
+ * first prctl(PR_SET_XONLY, 1): the kernel's xonly mode for PROG, as
+ * xoload --kernel-plans asks for it; with --strict, level 2, for the
+ * safety net's row that it is off there: tests/xoload/net.sh).  make bench times both beside `xoload
  * --kernel-plans PROG` (tools/bench.c): what any program that starts
  * another one costs under the same emulation, the floor of every mechanism
  * that is a command in front of PROG, and what xonly mode adds to it.
@@ -22,8 +23,8 @@ void start_c(long *sp)
 	char **argv = (char **)(sp + 1);
 	const char *o = argc > 1 ? argv[1] : "---";
 
-	if (o[0] == '-' && o[1] == '-' && o[2] == 'x') {	/* --xonly */
-		if (rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, 1, 0, 0, 0, 0))
+	if (o[0] == '-' && o[1] == '-' && (o[2] == 'x' || o[2] == 's')) {	/* --xonly, --strict */
+		if (rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, o[2] == 'x' ? 1 : XONLY_PR_XONLY_STRICT, 0, 0, 0, 0))
 			rt_exit_group(126);
 		i = 2;
 	}

@@ -29,6 +29,9 @@
  *                         no dlclose: the kernel gives it the
  *                         execute-only key), read: the net must not take
  *                         it (the page is no longer LIB's)
+ *   netprobe disp LIB     LIB dlopen()ed, not called: "default" if
+ *                         SIGSEGV's disposition is still SIG_DFL (no net
+ *                         handler), else "handler"
  *   netprobe forge        sends itself the SIGSEGV of a read fault
  *                         (SEGV_PKUERR) at the table, with key 0, from
  *                         no faulting access: the net must not take it
@@ -154,6 +157,14 @@ int main(int argc, char **argv)
 			return 1;
 		return addrs((uintptr_t)dlsym(h, "dt_table"), (uintptr_t)sum, (uintptr_t)di.dli_fbase);
 	}
+	if (argc == 3 && !strcmp(argv[1], "disp")) {
+		struct sigaction sa;
+
+		if (!dlopen(argv[2], RTLD_NOW) || sigaction(SIGSEGV, NULL, &sa))
+			return 1;
+		puts(sa.sa_handler == SIG_DFL ? "default" : "handler");
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "stale")) {
 		void *h = dlopen(argv[2], RTLD_NOW);
 		uintptr_t t = h ? (uintptr_t)dlsym(h, "dt_table") & ~(uintptr_t)4095 : 0;
@@ -184,6 +195,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 #endif
-	fputs("usage: netprobe addrs [LIB] | prog | lib LIB | own LIB | exit [LIB] | loop N LIB | stale LIB | code | forge\n", stderr);
+	fputs("usage: netprobe addrs [LIB] | prog | lib LIB | own LIB | exit [LIB] | loop N LIB | stale LIB | disp LIB | code | forge\n", stderr);
 	return 2;
 }
