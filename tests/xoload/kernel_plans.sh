@@ -102,8 +102,9 @@ ok $? "XOLOAD_TIMES takes the full path, whose steps it times (status $st)"
 d=$(mktemp -d)
 printf '#!/bin/sh\necho script\n' >$d/script
 printf 'not an ELF file\n' >$d/text
-chmod +x $d/script $d/text
-for prog in /nonexistent no-such-command-xo $d/script $d/text $d /xonly/tests/compat32/pkey_abi32; do
+cp /xonly/lib/xoload/libdatatext.so $d/lib.so
+chmod +x $d/script $d/text $d/lib.so
+for prog in /nonexistent no-such-command-xo $d/script $d/text $d /xonly/tests/compat32/pkey_abi32 $d/lib.so; do
 	want=$($XO --kernel $prog 2>&1); wst=$?
 	got=$($XO --kernel-plans $prog 2>&1); st=$?
 	[ "$st" = "$wst" ] && [ "$st" -ge 126 ] && [ "$got" = "$want" ]

@@ -673,9 +673,12 @@ static bool find_prog_early(const char *name, const char *path, char *out)
  * and relocating xoload, reading its environment and options and
  * validating PROG and ld.so cost as much again under emulation.  So this
  * does only what the kernel does not: find PROG on PATH, refuse what is not
- * a 64-bit x86-64 ELF executable (a script, another machine), check for
+ * a 64-bit x86-64 ELF executable with its entry point in an executable
+ * segment (a script, another machine, a shared library), check for
  * protection keys, set the xonly exec mode and execve().  The kernel
- * validates the rest as it maps PROG and its interpreter.
+ * validates the rest as it maps PROG and its interpreter (an interpreter
+ * the full path would refuse but the kernel maps, such as an ET_EXEC one,
+ * then runs, in xonly mode).
  *
  * It runs before preload.c relocates xoload: string literals (PC-relative)
  * and system calls only, no pointer kept in data, nothing printed.
@@ -687,9 +690,11 @@ static bool find_prog_early(const char *name, const char *path, char *out)
  */
 void run_kernel_plans_early(int argc, char **argv, char **envp)
 {
+	Elf64_Phdr ph[LOAD_MAX_PHNUM];
 	char path[PATH_MAX];
 	Elf64_Ehdr eh;
 	long fd, n;
+	int i;
 
 	if (argc < 3 || rt_strcmp(argv[1], "--kernel-plans") || argv[2][0] == '-' || !argv[2][0] ||
 	    rt_env_in(envp, XOLOAD_PROG_ENV) || rt_env_in(envp, XOLOAD_TIMES_ENV))
@@ -700,10 +705,27 @@ void run_kernel_plans_early(int argc, char **argv, char **envp)
 	if (fd < 0)
 		return;
 	n = rt_pread((int)fd, &eh, sizeof(eh), 0);
-	rt_close((int)fd);
 	if (n != (long)sizeof(eh) || rt_memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_X86_64 ||
-	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN))
+	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) || eh.e_phentsize != sizeof(Elf64_Phdr) ||
+	    eh.e_phnum == 0 || eh.e_phnum > LOAD_MAX_PHNUM) {
+		rt_close((int)fd);
+		return;
+	}
+	/*
+	 * The entry point in an executable segment: a shared library with
+	 * the execute bit (entry 0) would otherwise crash where the full path
+	 * names the problem.
+	 */
+	n = rt_pread((int)fd, ph, eh.e_phnum * sizeof(Elf64_Phdr), eh.e_phoff);
+	rt_close((int)fd);
+	if (n != (long)(eh.e_phnum * sizeof(Elf64_Phdr)))
+		return;
+	for (i = 0; i < eh.e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) && eh.e_entry >= ph[i].p_vaddr &&
+		    eh.e_entry - ph[i].p_vaddr < ph[i].p_memsz)
+			break;
+	if (i == eh.e_phnum)
 		return;
 	if (!have_pkeys() || rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, xonly_exec_level(), 0, 0, 0, 0))
 		return;
