@@ -174,7 +174,8 @@ check_free = ! readelf -lW $(1) | grep -q INTERP || { echo "$(1): has PT_INTERP"
 	! readelf -d $(1) | grep -q NEEDED || { echo "$(1): has DT_NEEDED" >&2; exit 1; }; \
 	! readelf -rW $(1) | grep '^0' | grep -v R_X86_64_RELATIVE || { echo "$(1): relocations other than R_X86_64_RELATIVE" >&2; exit 1; }; \
 	! readelf -lW $(1) | grep -q ' TLS ' || { echo "$(1): has TLS" >&2; exit 1; }
-XO_AUDIT   := xoloader/run/audit.c xoloader/run/sameobj.c $(XO_RT) xoloader/run/carve.c xoloader/run/net.c
+XO_AUDIT   := xoloader/run/audit.c xoloader/run/sameobj.c $(XO_RT) xoloader/run/carve.c xoloader/run/net.c \
+              xoloader/run/objprotect.c xoloader/run/dynsym.c
 # The module must not need a libc: nothing but its own code in its namespace,
 # no constructors, nothing ld.so relocates but (at most) data pointers.
 XO_AUDIT_FLAGS := -nostdlib -ffreestanding -fno-builtin -fno-stack-protector -fPIC \

@@ -46,8 +46,10 @@
 
 #include "../rule/str.h"
 #include "carve.h"
+#include "dynsym.h"
 #include "fmt.h"
 #include "net.h"
+#include "objprotect.h"
 #include "plancache.h"
 #include "report.h"
 #include "rtplan.h"
@@ -70,24 +72,6 @@ static bool net_on;		/* the safety net (net.h): not --no-net, not the strict lev
 static char selfdir[PATH_MAX_];	/* the directory this module is in */
 static char selfpath[PATH_MAX_];	/* and its path */
 
-/* One line "xoload: A B" on stderr; control characters become '?'. */
-static void say(const char *a, const char *b)
-{
-	static struct rt_line l;
-
-	l.n = 0;
-	rt_put(&l, "xoload: ");
-	rt_put_safe(&l, a);
-	rt_put_safe(&l, b);
-	rt_flush(&l);
-}
-
-static void __attribute__((noreturn)) refuse(const char *a, const char *b)
-{
-	say(a, b);
-	rt_exit_group(126);
-}
-
 /*
  * The module's own code, execute-only before anything else of it runs:
  * its PF_X segment holds .text only (-z separate-code).
@@ -95,59 +79,7 @@ static void __attribute__((noreturn)) refuse(const char *a, const char *b)
 static void protect_self(void)
 {
 	if (rt_protect_self())
-		refuse("xoaudit.so: cannot make its own code execute-only", "");
-}
-
-/* A dynamic-table address of @map: relocated in place by ld.so on x86-64. */
-static uint64_t dyn_ptr(const struct link_map *map, uint64_t v)
-{
-	return v < map->l_addr ? v + map->l_addr : v;
-}
-
-/* The address of the dynamic symbol @name of @map, or 0 (DT_HASH or DT_GNU_HASH). */
-static uint64_t dyn_lookup(const struct link_map *map, const char *name)
-{
-	const Elf64_Dyn *d;
-	const Elf64_Sym *sym = NULL;
-	const char *str = NULL;
-	const uint32_t *hash = NULL, *gnu = NULL;
-	uint64_t nsym = 0, i;
-
-	if (!map || !map->l_ld)
-		return 0;
-	for (d = map->l_ld; d->d_tag != DT_NULL; d++) {
-		if (d->d_tag == DT_SYMTAB)
-			sym = (const Elf64_Sym *)dyn_ptr(map, d->d_un.d_ptr);
-		else if (d->d_tag == DT_STRTAB)
-			str = (const char *)dyn_ptr(map, d->d_un.d_ptr);
-		else if (d->d_tag == DT_HASH)
-			hash = (const uint32_t *)dyn_ptr(map, d->d_un.d_ptr);
-		else if (d->d_tag == DT_GNU_HASH)
-			gnu = (const uint32_t *)dyn_ptr(map, d->d_un.d_ptr);
-	}
-	if (!sym || !str)
-		return 0;
-	if (hash) {
-		nsym = hash[1];
-	} else if (gnu) {
-		/* The symbol count: past the last chain of the highest bucket. */
-		const uint32_t *buckets = gnu + 4 + 2 * gnu[2], *chain;
-		uint32_t top = 0;
-
-		for (i = 0; i < gnu[0]; i++)
-			if (buckets[i] > top)
-				top = buckets[i];
-		if (top) {
-			chain = buckets + gnu[0] - gnu[1];
-			while (!(chain[top] & 1))
-				top++;
-			nsym = top + 1;
-		}
-	}
-	for (i = 1; i < nsym; i++)
-		if (sym[i].st_shndx != SHN_UNDEF && sym[i].st_value && !rt_strcmp(str + sym[i].st_name, name))
-			return map->l_addr + sym[i].st_value;
-	return 0;
+		xo_refuse("xoaudit.so: cannot make its own code execute-only", "");
 }
 
 /* Find the initial stack through ld.so's __libc_stack_end, and what is on it. */
@@ -166,7 +98,9 @@ static bool find_stack(struct link_map *map)
 	 * still 0 here, before ld.so relocates it; ld.so's own is set already.
 	 */
 	for (m = map; m && !stack_end; m = m->l_next) {
-		stack_end = (void **)dyn_lookup(m, "__libc_stack_end");
+		const Elf64_Sym *sym = xo_dyn_symbol(m->l_addr, m->l_ld, "__libc_stack_end");
+
+		stack_end = sym ? (void **)(m->l_addr + sym->st_value) : NULL;
 		if (stack_end && !*stack_end)
 			stack_end = NULL;
 	}
@@ -255,46 +189,11 @@ static void scan(const char *path, const char *tag)
 	if (pid == 0) {
 		rt_syscall(RT_NR_dup2, 2, 1, 0);
 		rt_syscall(RT_NR_execve, xoscan, av, envp);
-		say(xoscan, ": cannot run it: --scan skips the libraries");
+		xo_say(xoscan, ": cannot run it: --scan skips the libraries");
 		rt_syscall(RT_NR_exit, 127, 0, 0);
 	}
 	while (pid > 0 && rt_syscall6(RT_NR_wait4, pid, (long)&st, 0, 0, 0, 0) == -4)
 		;	/* EINTR */
-}
-
-/*
- * The file open on @fd is the object ld.so mapped at @bias with its
- * dynamic section at @ld (run/sameobj.h): we opened it by name after ld.so
- * did, and another file's plan must not be applied to this mapping.
- * /proc/self/exe is the mapped file itself.  True if it is, or if
- * --permissive let it go unprotected (the warning said so).
- */
-static bool mapped_file(long fd, const char *path, const char *name, uint64_t bias, uint64_t ld)
-{
-	static char l[PATH_MAX_ + 200];
-	const char *why;
-
-	if (!rt_strcmp(path, "/proc/self/exe") || !xo_same_object((int)fd, bias, ld, &why))
-		return true;
-	rt_close((int)fd);
-	if (!(flags & XOF_PERMISSIVE)) {
-		rt_fmt(l, sizeof(l), ": is not the file ld.so mapped (%s): not run", why);
-		refuse(name, l);
-	}
-	rt_fmt(l, sizeof(l), ": warning: is not the file ld.so mapped (%s): its code stays readable (--permissive)",
-	       why);
-	say(name, l);
-	return false;
-}
-
-/* The object's net pages (net.h) watched, from the plan just applied; its cookie. */
-static uint32_t watch(const char *name, uint64_t bias, const struct plan *p)
-{
-	uint32_t c = xonet_add(name, bias, p, net_on ? xoc_last_net() : NULL);
-
-	if (net_on)
-		xonet_arm();
-	return c;
 }
 
 /*
@@ -303,61 +202,14 @@ static uint32_t watch(const char *name, uint64_t bias, const struct plan *p)
  */
 static uint32_t protect(const char *path, uint64_t bias, uint64_t ld, const char *tag)
 {
-	static struct plan p;	/* no recursion: ld.so holds its lock around la_objopen */
 	static char name[PATH_MAX_ + 32];
-	long fd = rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC);
-	const char *note = NULL;
+	const struct xo_objprotect o = { flags, kernel_mode, net_on, scan };
 
 	rt_strlcpy(name, tag, sizeof(name));
 	/* The main program opened as /proc/self/exe is named as it was run (messages, the net's lines). */
 	rt_strlcpy(name + rt_strlen(name), !rt_strcmp(path, "/proc/self/exe") && execfn ? execfn : path,
 		   sizeof(name) - rt_strlen(name));
-	if (fd >= 0 && !mapped_file(fd, path, name, bias, ld))
-		return 0;
-	if (fd < 0 || xoc_plan((int)fd, name, 4096, &p, &note)) {
-		if (fd >= 0)
-			rt_close((int)fd);
-		if (!(flags & XOF_PERMISSIVE))
-			refuse(name, fd < 0 ? ": cannot be planned (cannot open it): not run" :
-			       ": cannot be planned (malformed ELF): not run");
-		say(name, ": warning: cannot be planned: its code stays readable (--permissive)");
-		return 0;
-	}
-	rt_close((int)fd);
-	if (note && (flags & XOF_REPORT)) {
-		static char l[PATH_MAX_ + 300];
-
-		rt_fmt(l, sizeof(l), "%s: %s: planned again", name, note);
-		say("plan cache: ", l);
-	}
-	if (xoc_last_hit() && xoc_last_rule() == XOC_RULE_PROVEN && (flags & XOF_REPORT)) {
-		static char l[PATH_MAX_ + 300];
-
-		rt_fmt(l, sizeof(l), "%s: the proven-code rule's plan", name);
-		say("plan cache: ", l);
-	}
-	if (kernel_mode) {
-		/* The kernel mapped it execute-only: give the data in it back its read. */
-		if (rt_carve(&p, bias))
-			say(name, ": pkey_mprotect(PROT_READ|PROT_EXEC, 0) failed: its data in text stays unreadable");
-		return watch(name, bias, &p);
-	}
-	if (rtplan_xo_pages(&p, 4096) == 0 && p.n) {
-		if (flags & XOF_STRICT)
-			refuse(name, ": no page can be execute-only; refused (--strict)");
-		say(name, ": warning: no page can be execute-only: kept readable");
-	}
-	if (rt_apply(&p, bias)) {
-		if (!(flags & XOF_PERMISSIVE))
-			refuse(name, ": mprotect(PROT_EXEC) failed: not run");
-		say(name, ": warning: mprotect(PROT_EXEC) failed: its code stays readable (--permissive)");
-	}
-	if (flags & XOF_REPORT)
-		rt_report_plan(name, &p, bias,
-			       flags & XOF_JSON ? REPORT_JSON : flags & XOF_TSV ? REPORT_TSV : REPORT_HUMAN);
-	if (flags & XOF_SCAN)
-		scan(path, tag);
-	return watch(name, bias, &p);
+	return xo_protect_object(&o, path, name, tag, bias, ld);
 }
 
 /* Re-run this process under xoload; returns only if that is impossible. */
@@ -396,7 +248,7 @@ static void start(struct link_map *map)
 {
 	started = true;
 	if (!find_stack(map))
-		refuse("xoaudit.so: cannot find the initial stack (__libc_stack_end): ", "not run");
+		xo_refuse("xoaudit.so: cannot find the initial stack (__libc_stack_end): ", "not run");
 	find_selfdir();
 	xoc_setup(env(XOC_DIR_ENV), env(XOC_OFF_ENV) != NULL, env(XOC_VERBOSE_ENV) != NULL, 0);
 	/* xoload --kernel (or a descendant): the kernel's xonly mode is on, level 1 or 2 (strict). */
@@ -412,7 +264,7 @@ static void start(struct link_map *map)
 	if (gate && gate->net && net_on) {
 		/* Fail closed: a table of another layout is not read; its net pages stay execute-only. */
 		if (!xonet_import((const struct xonet_table *)gate->net))
-			say("the preloader's safety net table is not this module's version: ",
+			xo_say("the preloader's safety net table is not this module's version: ",
 			    "the net pages of the program and ld.so are not watched (a read of one kills)");
 		xonet_arm();
 	}
@@ -457,7 +309,7 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 		if ((flags & XOF_REPORT) && (flags & XOF_JSON))
 			rt_report_json_note("[vdso]", "kept readable: ld.so and libc read its symbol tables");
 		else if (flags & XOF_REPORT)
-			say("[vdso] kept readable: ld.so and libc read its symbol tables", "");
+			xo_say("[vdso] kept readable: ld.so and libc read its symbol tables", "");
 		return 0;
 	}
 	if (is_main || map->l_addr == at_base) {
