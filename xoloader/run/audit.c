@@ -292,16 +292,48 @@ __attribute__((visibility("default"))) unsigned int la_version(unsigned int vers
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 
+/*
+ * Objects of another audit module (LD_AUDIT="ours:theirs"): ld.so maps
+ * them, in a namespace of their own, before the program, and the initial
+ * stack (flags, the gate) is found only through the base namespace, where
+ * ld.so is.  They are protected at the first call for the base namespace;
+ * the other module's la_version() has run by then, readable.
+ */
+#define MAX_PENDING 64
+static struct { struct link_map *map; uintptr_t *cookie; } pending[MAX_PENDING];
+static int npending;
+
+static void protect_pending(void)
+{
+	int i;
+
+	for (i = 0; i < npending; i++) {
+		struct link_map *m = pending[i].map;
+
+		if (m->l_name && m->l_name[0] && m->l_addr != at_base && m->l_addr != at_sysinfo)
+			*pending[i].cookie = protect(m->l_name, m->l_addr, (uint64_t)m->l_ld, "");
+	}
+	npending = 0;
+}
+
 __attribute__((visibility("default")))
 unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 {
 	bool is_main = lmid == LM_ID_BASE && first_base;
 
 	*cookie = 0;	/* no net entry (la_objclose) unless protect() made one */
+	if (!started && lmid != LM_ID_BASE) {
+		if (npending == MAX_PENDING)
+			xo_refuse("xoaudit.so: more objects of other audit modules than it can hold: ", "not run");
+		pending[npending].map = map;
+		pending[npending++].cookie = cookie;
+		return 0;
+	}
 	if (!started) {
 		start(map);
 		if (flags & XOF_TIMES)
 			rt_time("module", NULL, rt_clock_ns());
+		protect_pending();
 	}
 	if (lmid == LM_ID_BASE)
 		first_base = false;
