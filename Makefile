@@ -158,7 +158,8 @@ XO_PLAN    := xoloader/ref/elfplan.c $(XO_RT)
 # The run path (runpath.c, load.c, the reader) is in both: xoload
 # (run/preload.c) without a libc, xoplan (tools/xoplan.c: --plan, --report,
 # --scan) with one.
-XO_RUN     := xoloader/run/runpath.c xoloader/run/load.c xoloader/run/carve.c xoloader/run/net.c $(XO_RT)
+XO_RUN     := xoloader/run/runpath.c xoloader/run/load.c xoloader/run/carve.c xoloader/run/net.c xoloader/run/hook.c \
+              xoloader/run/objprotect.c xoloader/run/dynsym.c xoloader/run/sameobj.c $(XO_RT)
 XO_LOADER  := xoloader/run/preload.c $(XO_RUN)
 XO_XOPLAN  := xoloader/tools/xoplan.c xoloader/tools/deps.c xoloader/tools/apply.c xoloader/tools/cachewrite.c \
 	      xoloader/tools/xattr.c xoloader/tools/fromlog.c $(XO_RUN)
@@ -191,7 +192,7 @@ XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDI
               $(XO_LIBDIR)/libpkrugadgets.so $(XO_LIBDIR)/datatext $(XO_LIBDIR)/libdatatext.so \
               $(XO_LIBDIR)/selfexec $(XO_LIBDIR)/cryptoprobe $(XO_LIBDIR)/programs.sh $(XO_LIBDIR)/execthrough \
               $(XO_LIBDIR)/netprobe $(XO_LIBDIR)/netprobe-static $(XO_LIBDIR)/xocachetest \
-              $(XO_LIBDIR)/xoaudit-othernet.so
+              $(XO_LIBDIR)/xoaudit-othernet.so $(XO_LIBDIR)/hookprobe $(XO_LIBDIR)/ldpatch $(XO_LIBDIR)/hello-ldtmp
 # Dynamically linked guest programs: the image has glibc's ld.so and libc.
 XO_DYN     := -Wl,-Bstatic -lcapstone -Wl,-Bdynamic
 
@@ -282,6 +283,20 @@ $(XO_LIBDIR)/datatext: tests/xoload/lib/datatext.c tests/xoload/lib/datatext.S $
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< tests/xoload/lib/datatext.S $(TEST_LIB) $(XO_DYN)
 
+# XOLOAD_HOOK's tests (tests/xoload/hook.sh): a probe, an ld.so patcher, and
+# hello with its interpreter in /tmp, where hook.sh puts a patched ld.so.
+$(XO_LIBDIR)/hookprobe: tests/xoload/lib/hookprobe.c $(TEST_LIB) $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(TEST_LIB)
+
+$(XO_LIBDIR)/ldpatch: tests/xoload/lib/ldpatch.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -static -o $@ $<
+
+$(XO_LIBDIR)/hello-ldtmp: tests/xoload/lib/hello.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Wl,--dynamic-linker=/tmp/xo-hook-ld.so -o $@ $<
+
 # The safety net's deliberately wrong plans (tests/xoload/net.sh): a table
 # in .text read by the program's own code, and xocachetest to forge them.
 $(XO_LIBDIR)/netprobe: tests/xoload/lib/netprobe.c tests/xoload/lib/datatext.S
@@ -363,12 +378,12 @@ $(BUILD)/host/xoload-main.o: xoloader/tools/xoplan.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -Dmain=xoload_main -c -o $@ $<
 
-$(XO_FUZZ): xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/runpath.c xoloader/run/load.c xoloader/run/carve.c xoloader/run/net.c \
+$(XO_FUZZ): xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o $(XO_RUN) \
 	    xoloader/tools/deps.c xoloader/ref/elfplan.c xoloader/tools/apply.c xoloader/tools/cachewrite.c \
-	    xoloader/tools/xattr.c xoloader/tools/fromlog.c xoloader/ref/plancmp.c $(XO_RT) $(XO_HDRS)
-	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o xoloader/run/runpath.c xoloader/run/carve.c xoloader/run/net.c \
-		xoloader/run/load.c xoloader/tools/deps.c xoloader/ref/elfplan.c xoloader/tools/apply.c xoloader/tools/cachewrite.c \
-		xoloader/tools/xattr.c xoloader/tools/fromlog.c xoloader/ref/plancmp.c $(XO_RT) -lelf
+	    xoloader/tools/xattr.c xoloader/tools/fromlog.c xoloader/ref/plancmp.c $(XO_HDRS)
+	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/fuzz.c $(BUILD)/host/xoload-main.o $(XO_RUN) \
+		xoloader/tools/deps.c xoloader/ref/elfplan.c xoloader/tools/apply.c xoloader/tools/cachewrite.c \
+		xoloader/tools/xattr.c xoloader/tools/fromlog.c xoloader/ref/plancmp.c -lelf
 
 # The analysis tools' decoder (xoloader/tools/decode.c, issue 26): capstone 4
 # in every build; on the host also LLVM 14's C disassembler (llvm-14-dev,

@@ -274,6 +274,7 @@ static void __attribute__((noreturn)) xoload(int argc, char **argv, char **envp)
 	else
 		next_to_self(audit_path, XO_AUDIT_FROM_XOLOAD, XOLOAD_AUDIT_DEFAULT);
 	use_audit_module(prog.has_interp, o.flags & XOF_PERMISSIVE);
+	use_hook(&prog, o.flags, o.audit && *o.audit);
 	prepare_handover(o.flags);
 	map_and_protect(&prog, &pplan, &pnet, &interp, &iplan, &inet);
 	STEP(&o, "mapped");

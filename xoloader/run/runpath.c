@@ -10,6 +10,7 @@
 #include "../rule/str.h"
 #include "carve.h"
 #include "fmt.h"
+#include "hook.h"
 #include "net.h"
 #include "plancache.h"
 #include "report.h"
@@ -421,6 +422,27 @@ void run_no_net(void)
 	no_net_env = !run_env(XOLOAD_NO_NET_ENV);
 }
 
+/* XOLOAD_HOOK: the flags for the hook (XOF_PRESENT set), or 0: the audit module. */
+static unsigned long hook_flags;
+
+bool use_hook(const struct image *prog, unsigned int flags, bool audit_given)
+{
+	const char *h = run_env(XOLOAD_HOOK_ENV), *a = run_env("LD_AUDIT");
+
+	/*
+	 * Another audit module than ours needs ld.so's audit interface
+	 * anyway, and --report/--scan are the module's; at the kernel's
+	 * strict level no code may be made writable, so ld.so's cannot be
+	 * patched: then the module.
+	 */
+	if (!h || rt_strcmp(h, "1") || !prog->has_interp || audit_given || (flags & (XOF_REPORT | XOF_SCAN)) ||
+	    (a && rt_strcmp(a, audit_path)) ||
+	    rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0) == XONLY_PR_XONLY_STRICT)
+		return false;
+	hook_flags = flags | XOF_PRESENT;
+	return true;
+}
+
 void map_and_protect(struct image *prog, struct plan *pplan, const struct xoc_net *pnet, struct image *interp,
 		     struct plan *iplan, const struct xoc_net *inet)
 {
@@ -430,6 +452,10 @@ void map_and_protect(struct image *prog, struct plan *pplan, const struct xoc_ne
 
 	if ((rc = image_map(prog, err, sizeof(err))) || (prog->has_interp && (rc = image_map(interp, err, sizeof(err)))))
 		die(rc, err);
+	/* ld.so's code is patched before it is made execute-only. */
+	if (hook_flags && (rc = hook_install(prog, interp, run_auxval(AT_SYSINFO_EHDR), hook_flags, net,
+					     err, sizeof(err))))
+		die(rc, err);
 	if ((rc = (int)rt_apply(pplan, prog->bias)) || (prog->has_interp && (rc = (int)rt_apply(iplan, interp->bias))))
 		dief(126, "mprotect(PROT_EXEC): %s", rt_strerror(-rc));
 	if (!net)
@@ -437,10 +463,12 @@ void map_and_protect(struct image *prog, struct plan *pplan, const struct xoc_ne
 	xonet_add(prog->path, prog->bias, pplan, pnet);
 	if (prog->has_interp) {
 		xonet_add(interp->path, interp->bias, iplan, inet);
-		gate.net = (uint64_t)xonet_table();	/* the module takes them over and installs the handler */
-	} else {
-		xonet_arm();	/* no module: the preloader's handler watches PROG */
+		if (!hook_flags) {
+			gate.net = (uint64_t)xonet_table();	/* the module takes them over and installs the handler */
+			return;
+		}
 	}
+	xonet_arm();	/* no module: the preloader's handler watches PROG (and, hooked, the libraries) */
 }
 
 void prepare_handover(unsigned int flags)
@@ -456,7 +484,10 @@ void prepare_handover(unsigned int flags)
 	else if (rt_syscall(RT_NR_getcwd, abs, sizeof(abs), 0) > 0 && *abs == '/')
 		rt_fmt(prog_env, sizeof(prog_env), "%s=%s/%s", XOLOAD_PROG_ENV, abs, prog_path);
 	gate.permissive = !!(flags & XOF_PERMISSIVE);
-	m = rt_fmt(gate.msg, sizeof(gate.msg),
+	m = hook_flags ? rt_fmt(gate.msg, sizeof(gate.msg),
+				"xoload: ld.so never called xoload's hook (XOLOAD_HOOK, _dl_debug_state): %s not run\n",
+				prog_path) :
+		rt_fmt(gate.msg, sizeof(gate.msg),
 		   flags & XOF_PERMISSIVE ?
 		   "xoload: warning: audit module %s did not run: the libraries' code is readable (--permissive)\n" :
 		   "xoload: audit module %s did not run (ld.so could not load it): %s not run\n",
@@ -787,7 +818,11 @@ void handover(uint64_t entry, int argc, char **argv, char **envp, unsigned int f
 		for (i = 0; i < (size_t)argc; i++)
 			blk[k++] = (uint64_t)argv[i];
 		blk[k++] = 0;
-		k += build_env(envp, (char **)&blk[k], true) + 1;
+		size_t nenv = build_env(envp, (char **)&blk[k], true);
+
+		if (hook_flags)
+			hook_hide_audit(*audit_env ? audit_env : NULL, (char **)&blk[k]);
+		k += nenv + 1;
 		for (i = 0; i < auxc; i++) {
 			uint64_t v = av[i].a_un.a_val;
 

@@ -69,6 +69,13 @@ void plan_image(struct image *im, struct plan *p, struct xoc_net *net, unsigned 
 /* Refuse a set-user-ID, set-group-ID or capability-carrying PROG. */
 void refuse_privileged(const struct image *im);
 /*
+ * XOLOAD_HOOK=1 (hook.h): ld.so calls xoload's hook in place of loading the
+ * audit module, for a dynamically linked PROG without --audit=, --report,
+ * --scan or another LD_AUDIT module.  True if so; map_and_protect() then
+ * installs it.  Call after use_audit_module().
+ */
+bool use_hook(const struct image *prog, unsigned int flags, bool audit_given);
+/*
  * Map PROG and its interpreter and make their code execute-only, or die.
  * @pnet, @inet: their net pages, recorded for the safety net (run/net.h)
  * unless the net is off (--no-net, the strict level): the audit module

@@ -1,0 +1,96 @@
+#!/bin/sh
+# hook.sh - XOLOAD_HOOK=1 (xoloader/run/hook.c): ld.so's _dl_debug_state
+# calls xoload, which protects each library ld.so maps, and no audit module
+# is loaded.  Proves: the module is not in PROG's maps and LD_AUDIT is
+# back in PROG's environment for its children (removed with --no-inherit);
+# a child runs under xoload again; libc, ld.so, PROG and a dlopen()ed
+# library are execute-only (xo_probe); a library dlclose()d and dlopen()ed
+# again, at the same address with the same link map, is protected each
+# time; an ld.so whose _dl_debug_state is missing or not an empty
+# function with padding is refused (126, one line) where it runs without
+# the hook; another module in LD_AUDIT, --audit= or the kernel's strict
+# level gets the module; the kernel's xonly mode (level 1) takes the hook.
+XO=/xonly/bin/xoload
+L=/xonly/lib/xoload
+AUD=/xonly/lib/xoaudit.so
+D=/tmp/xohook
+n=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - xoload-hook: $2"; else echo "not ok $n - xoload-hook: $2"; fi; }
+skip() { n=$((n + 1)); echo "ok $n - xoload-hook: $1 # SKIP $2"; }
+rm -rf $D && mkdir -p $D
+export XOLOAD_HOOK=1
+
+out=$($XO $L/hookprobe env 2>&1); st=$?
+[ "$st" = 0 ] && [ "$out" = "LD_AUDIT=$AUD xoaudit=0 nullaudit=0 xoload=1" ]
+ok $? "xoload hookprobe: no audit module mapped, LD_AUDIT back for its children ($out, status $st)"
+
+out=$(env -u XOLOAD_HOOK $XO $L/hookprobe env 2>&1); st=$?
+[ "$st" = 0 ] && [ "$out" = "LD_AUDIT=$AUD xoaudit=1 nullaudit=0 xoload=1" ]
+ok $? "control, without XOLOAD_HOOK: the module is mapped ($out, status $st)"
+
+out=$($XO --no-inherit $L/hookprobe env 2>&1); st=$?
+[ "$st" = 0 ] && [ "$out" = "LD_AUDIT=(unset) xoaudit=0 nullaudit=0 xoload=1" ]
+ok $? "--no-inherit: no LD_AUDIT left in the environment ($out, status $st)"
+
+# In the kernel's xonly mode (xonly=on) the module of a child carves its
+# data out in place (the kernel made its code execute-only), as without
+# the hook; else it re-executes the child under xoload, hooked again.
+child="LD_AUDIT=$AUD xoaudit=0 nullaudit=0 xoload=1"
+[ "$(awk '/^Xonly:/ { print $2 }' /proc/self/status)" = 1 ] && child="LD_AUDIT=$AUD xoaudit=1 nullaudit=0 xoload=0"
+out=$($XO /bin/bash -c "$L/hookprobe env; exit \$?" 2>&1); st=$?
+[ "$st" = 0 ] && [ "$out" = "$child" ]
+ok $? "a child of a hooked bash: run under xoload again, as without the hook ($out, status $st)"
+
+/xonly/tests/xoload/xo_probe >$D/probe 2>&1; st=$?
+sed 's/^/#   /' $D/probe
+[ "$st" = 0 ] && [ "$(grep -c '^ok' $D/probe)" -ge 10 ] && ! grep -q '^not ok' $D/probe
+ok $? "xo_probe hooked: main, libc, ld.so and a dlopen()ed library execute-only (status $st)"
+
+out=$($XO $L/hookprobe reopen 40 $L/libxoprobe.so 2>&1); st=$?
+echo "$out" | sed 's/^/#   /'
+[ "$st" = 0 ] && echo "$out" | grep -q "^reopen: 40 of 40 rounds execute-only"
+ok $? "dlopen/dlclose 40 times: protected every time (status $st)"
+echo "$out" | grep -q "rounds execute-only, [1-9][0-9]* at the same address"
+ok $? "... and ld.so did reuse the address and the link map (the case the hook must not skip)"
+
+# ldcase MODE WHAT WHY: hello-ldtmp's interpreter is ld.so patched by
+# ldpatch MODE; it runs under the module, and the hook refuses it with WHY.
+ldcase() {
+	$L/ldpatch "$1" /lib64/ld-linux-x86-64.so.2 /tmp/xo-hook-ld.so
+	out=$(env -u XOLOAD_HOOK $XO $L/hello-ldtmp 2>&1); st=$?
+	[ "$st" = 0 ] && [ "$out" = hello ]
+	ok $? "control: an ld.so $2 runs hello under the module ($out, status $st)"
+	out=$($XO $L/hello-ldtmp 2>&1); st=$?
+	[ "$st" = 126 ] && [ "$out" = "xoload: XOLOAD_HOOK: /tmp/xo-hook-ld.so$3" ]
+	ok $? "that ld.so hooked: refused ($out, status $st)"
+}
+ldcase slot "with a second ret after _dl_debug_state" ": _dl_debug_state is not followed by padding"
+ldcase name "without the name _dl_debug_state" " exports no _dl_debug_state or _r_debug"
+rm -f /tmp/xo-hook-ld.so
+
+out=$(LD_AUDIT=$L/libnullaudit.so $XO $L/hookprobe env 2>&1); st=$?
+[ "$st" = 0 ] && [ "$out" = "LD_AUDIT=$AUD:$L/libnullaudit.so xoaudit=1 nullaudit=1 xoload=1" ]
+ok $? "another module in LD_AUDIT: ours first, then it, as without the hook ($out, status $st)"
+
+out=$($XO --audit=$AUD $L/hookprobe env 2>&1); st=$?
+[ "$st" = 0 ] && [ "$out" = "LD_AUDIT=$AUD xoaudit=1 nullaudit=0 xoload=1" ]
+ok $? "--audit=: the module, as without the hook ($out, status $st)"
+
+want=$(python3 -c 'import hashlib; print(hashlib.sha256(b"xo").hexdigest())' 2>&1)
+out=$($XO python3 -c 'import hashlib; print(hashlib.sha256(b"xo").hexdigest())' 2>&1); st=$?
+[ "$st" = 0 ] && [ "$out" = "$want" ]
+ok $? "python3 hashlib (dlopen()s _hashlib and libcrypto): as native ($out, status $st)"
+
+if $L/execthrough --xonly /usr/bin/true 2>/dev/null; then
+	out=$($L/execthrough --xonly $XO $L/hookprobe env 2>&1); st=$?
+	[ "$st" = 0 ] && [ "$out" = "LD_AUDIT=$AUD xoaudit=0 nullaudit=0 xoload=1" ]
+	ok $? "in the kernel's xonly mode (level 1): hooked, ld.so patched ($out, status $st)"
+	out=$($L/execthrough --strict $XO $L/hookprobe env 2>&1); st=$?
+	[ "$st" = 0 ] && [ "$out" = "LD_AUDIT=$AUD xoaudit=1 nullaudit=0 xoload=1" ]
+	ok $? "at the strict level (no code may be made writable): the module ($out, status $st)"
+else
+	skip "in the kernel's xonly mode" "no PR_SET_XONLY on this kernel"
+	skip "at the strict level" "no PR_SET_XONLY on this kernel"
+fi
+rm -rf $D
+echo "1..$n"

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ldpatch.c - a copy of ld.so that xoload's hook (XOLOAD_HOOK=1) must
+ * refuse, and that still runs programs without it (tests/xoload/hook.sh):
+ *   ldpatch name SRC DST   _dl_debug_state renamed in .dynstr (nothing
+ *                          imports it: ld.so calls it directly);
+ *   ldpatch slot SRC DST   a second "ret" right after the function's
+ *                          "ret": the byte the hook would overwrite is no
+ *                          longer padding.
+ */
+#include <elf.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static unsigned char *buf;
+static size_t len;
+
+static int die(const char *msg)
+{
+	fprintf(stderr, "ldpatch: %s\n", msg);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *sh, *dynsym = NULL;
+	const Elf64_Phdr *ph;
+	const Elf64_Sym *sym;
+	const char *str;
+	struct stat st;
+	size_t i, n;
+	int fd;
+
+	if (argc != 4 || (strcmp(argv[1], "name") && strcmp(argv[1], "slot")))
+		return die("usage: ldpatch name|slot SRC DST");
+	fd = open(argv[2], O_RDONLY);
+	if (fd < 0 || fstat(fd, &st) || !(buf = malloc(st.st_size)) || read(fd, buf, st.st_size) != st.st_size)
+		return die("cannot read SRC");
+	close(fd);
+	len = (size_t)st.st_size;
+	eh = (const Elf64_Ehdr *)buf;
+	if (len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_shoff + eh->e_shnum * sizeof(*sh) > len)
+		return die("SRC is not an ELF file with section headers");
+	sh = (const Elf64_Shdr *)(buf + eh->e_shoff);
+	for (i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_type == SHT_DYNSYM)
+			dynsym = &sh[i];
+	if (!dynsym || dynsym->sh_link >= eh->e_shnum)
+		return die("SRC has no .dynsym");
+	sym = (const Elf64_Sym *)(buf + dynsym->sh_offset);
+	str = (const char *)buf + sh[dynsym->sh_link].sh_offset;
+	n = dynsym->sh_size / sizeof(*sym);
+	for (i = 1; i < n && strcmp(str + sym[i].st_name, "_dl_debug_state"); i++)
+		;
+	if (i == n)
+		return die("SRC exports no _dl_debug_state");
+	if (!strcmp(argv[1], "name")) {
+		buf[sh[dynsym->sh_link].sh_offset + sym[i].st_name + 14] = 'f';	/* _dl_debug_statf */
+	} else {
+		ph = (const Elf64_Phdr *)(buf + eh->e_phoff);
+		for (n = 0; n < eh->e_phnum; n++)
+			if (ph[n].p_type == PT_LOAD && sym[i].st_value >= ph[n].p_vaddr &&
+			    sym[i].st_value - ph[n].p_vaddr < ph[n].p_filesz)
+				break;
+		if (n == eh->e_phnum)
+			return die("_dl_debug_state is in no PT_LOAD");
+		n = sym[i].st_value - ph[n].p_vaddr + ph[n].p_offset;
+		if (buf[n + sym[i].st_size - 1] != 0xc3)
+			return die("_dl_debug_state does not end in ret");
+		buf[n + sym[i].st_size] = 0xc3;
+	}
+	fd = open(argv[3], O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (fd < 0 || write(fd, buf, len) != (ssize_t)len || close(fd))
+		return die("cannot write DST");
+	return 0;
+}

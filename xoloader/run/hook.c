@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hook.c - XOLOAD_HOOK=1: ld.so's debugger hook in place of the audit module.
+ *
+ * Why: an LD_AUDIT module, even one that does nothing, costs a quarter of a
+ * small program's start under TCG (hello 21.6 ms natively, 26.6 ms with a
+ * do-nothing module, 80 interleaved runs in the 6.1 VM): ld.so opens a
+ * second namespace, loads the module and calls it for every object.  xoload already maps ld.so
+ * itself, so it can ask ld.so to call it another way.
+ *
+ * How: ld.so calls _dl_debug_state(), an empty function it exports for
+ * debuggers (their breakpoint, r_debug.r_brk), each time a link map
+ * changes, with r_state RT_ADD or RT_DELETE before and RT_CONSISTENT after:
+ *   - at startup, once every DT_NEEDED object is mapped and relocated,
+ *     before any constructor and before PROG's entry (glibc elf/rtld.c);
+ *   - in dlopen()/dlmopen(), once the new objects are mapped, before ld.so
+ *     relocates them or runs their constructors (elf/dl-open.c);
+ *   - in dlclose(), once the objects are unmapped (elf/dl-close.c).
+ * xoload patches that function - a "ret" (or endbr64; ret) and padding up to
+ * its 16-byte slot - into "movabs $hook_debug_state, %r11; jmp *%r11"
+ * before ld.so runs, and this file, which stays mapped in the process as
+ * xoload's own execute-only code, plans and protects each object it has not
+ * seen in a consistent namespace (objprotect.c, as the module does).
+ *
+ * What differs from the module:
+ *   - the startup libraries' code (libc's) is readable while ld.so relocates
+ *     them, runs their IFUNC resolvers and libc's __libc_early_init:
+ *     protected before any constructor or PROG runs, where the module
+ *     protects them before relocation;
+ *   - the safety net is the preloader's (net.c), not the module's.
+ * Inheritance is the module's: LD_AUDIT goes into PROG's environment under
+ * another name (XO_AUDIT), which ld.so does not read, and the first
+ * consistent state names it LD_AUDIT again (or removes it, --no-inherit),
+ * before libc reads the environment; so PROG's children load the module,
+ * which re-executes them under xoload, with XOLOAD_HOOK still set.
+ *
+ * Fail closed: ld.so's _dl_debug_state or _r_debug not found, or not the
+ * shape above, refuses to run (126).  If ld.so never calls the hook, the
+ * gate (xoload.h) stops PROG before its entry.
+ */
+#include <elf.h>
+#include <link.h>
+
+#include "../rule/str.h"
+#include "dynsym.h"
+#include "fmt.h"
+#include "net.h"
+#include "objprotect.h"
+#include "report.h"
+#include "hook.h"
+#include "runpath.h"
+#include "sys.h"
+#include "xoload.h"
+
+#define HOOK_MAX	4096	/* objects in all namespaces at once */
+#define PATCH_LEN	13	/* movabs $imm64, %r11 (10); jmp *%r11 (3) */
+
+struct seen { const struct link_map *map; uint64_t addr, ld; uint32_t cookie; bool kept; };
+
+static struct r_debug_extended *rdebug;	/* ld.so's _r_debug */
+static uint64_t prog_bias, interp_bias, vdso_base;
+static struct xo_objprotect op;
+static char *hidden_audit;	/* "XO_AUDIT=...": LD_AUDIT, hidden from PROG's ld.so */
+static char **hook_envp;	/* PROG's environment, on its initial stack */
+static bool started;
+static struct seen seen[HOOK_MAX], next[HOOK_MAX];
+static int nseen;
+
+void hook_debug_state(void);
+
+/* The entry of @m in the table of the last call, or NULL. */
+static struct seen *was_seen(const struct link_map *m)
+{
+	int i;
+
+	for (i = 0; i < nseen; i++)
+		if (seen[i].map == m && seen[i].addr == m->l_addr && seen[i].ld == (uint64_t)m->l_ld)
+			return &seen[i];
+	return NULL;
+}
+
+/* PROG, ld.so and the vDSO were done by xoload, or are kept readable (the vDSO's symbol tables). */
+static bool done_before(const struct link_map *m, bool first_of_base)
+{
+	return (first_of_base && m->l_addr == prog_bias) || m->l_addr == interp_bias ||
+	       (vdso_base && m->l_addr == vdso_base);
+}
+
+/* The first consistent state: before libc reads the environment or any constructor runs. */
+static void start(void)
+{
+	char **r, **w;
+
+	started = true;
+	if (op.flags & XOF_TIMES)
+		rt_time("hook", NULL, rt_clock_ns());
+	if (hidden_audit && hook_envp) {
+		if (op.flags & XOF_NO_INHERIT) {
+			for (r = w = hook_envp; *r; r++)
+				if (*r != hidden_audit)
+					*w++ = *r;
+			*w = NULL;
+		} else {
+			hidden_audit[0] = 'L';
+			hidden_audit[1] = 'D';
+		}
+	}
+	/* AT_ENTRY is PROG's again for the program; ld.so already took the gate's. */
+	if (gate.auxv_entry)
+		*gate.auxv_entry = gate.entry;
+	gate.confirmed = XOLOAD_GATE_OK;
+}
+
+/* Plan and protect @m; its safety net cookie (net.h). */
+static uint32_t protect_new(const struct link_map *m)
+{
+	uint32_t c;
+
+	if (!m->l_name || !m->l_name[0])
+		xo_refuse("an object without a name in ld.so's link map: ", "cannot be planned: not run");
+	if (op.flags & XOF_TIMES)
+		rt_time("hooked", m->l_name, rt_clock_ns());
+	c = xo_protect_object(&op, m->l_name, m->l_name, "", m->l_addr, (uint64_t)m->l_ld);
+	if (op.flags & XOF_TIMES)
+		rt_time("protected", m->l_name, rt_clock_ns());
+	return c;
+}
+
+/*
+ * Called by ld.so where it calls _dl_debug_state(), under its load lock.
+ * Every namespace (r_next, glibc 2.35+) whose map is consistent: its
+ * objects not seen before are protected.  Objects of a namespace in the
+ * middle of a change are left for its own consistent call; objects gone
+ * (dlclose) drop out of the table, so that a new object that ld.so maps at
+ * the same address with the same link map is protected again.
+ */
+__attribute__((used)) void hook_debug_state(void)
+{
+	struct r_debug_extended *r;
+	const struct link_map *m;
+	int n = 0, i;
+	bool base = true;
+
+	for (r = rdebug; r; r = r->base.r_version >= 2 ? r->r_next : NULL, base = false) {
+		bool consistent = r->base.r_state == RT_CONSISTENT, first = true;
+
+		if (base && consistent && !started)
+			start();
+		for (m = r->base.r_map; m; m = m->l_next, first = false) {
+			struct seen *old = was_seen(m);
+
+			if (!old && !consistent)
+				continue;
+			if (n == HOOK_MAX)
+				xo_refuse("more objects than xoload's ld.so hook can follow: ", "not run");
+			next[n].map = m;
+			next[n].addr = m->l_addr;
+			next[n].ld = (uint64_t)m->l_ld;
+			next[n].cookie = old ? old->cookie : done_before(m, base && first) ? 0 : protect_new(m);
+			next[n++].kept = false;
+			if (old)
+				old->kept = true;
+		}
+	}
+	/* Unmapped (dlclose): the net forgets their pages (xonet_settle checks that they are gone). */
+	for (i = 0; i < nseen; i++)
+		if (!seen[i].kept && seen[i].cookie)
+			xonet_close(seen[i].cookie);
+	for (i = 0; i < n; i++)
+		seen[i] = next[i];
+	nseen = n;
+	xonet_settle();
+}
+
+/* Bytes of the padding assemblers put between functions (multi-byte NOPs, int3). */
+static bool is_padding(const uint8_t *p, int n)
+{
+	static const uint8_t pad[] = { 0x90, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x40, 0x44, 0x80, 0xcc };
+	size_t k;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < sizeof(pad) && pad[k] != p[i]; k++)
+			;
+		if (k == sizeof(pad))
+			return false;
+	}
+	return true;
+}
+
+/* _dl_debug_state's 16-byte slot: "ret" or "endbr64; ret", then padding only. */
+static const char *check_slot(const Elf64_Sym *s, uint64_t a)
+{
+	const uint8_t *p = (const uint8_t *)a;
+	uint64_t body;
+
+	if (ELF64_ST_TYPE(s->st_info) != STT_FUNC || a % 16)
+		return "_dl_debug_state is not a 16-byte aligned function";
+	if (s->st_size == 1 && p[0] == 0xc3)
+		body = 1;
+	else if (s->st_size == 5 && !rt_memcmp(p, "\xf3\x0f\x1e\xfa\xc3", 5))
+		body = 5;
+	else
+		return "_dl_debug_state is not an empty function";
+	if (!is_padding(p + body, (int)(16 - body)))
+		return "_dl_debug_state is not followed by padding";
+	return NULL;
+}
+
+/* The PT_LOAD of @im that holds [@a, @a + @len) with the flags @pf, or NULL. */
+static const Elf64_Phdr *segment_of(const struct image *im, uint64_t a, uint64_t len, uint32_t pf)
+{
+	int i;
+
+	for (i = 0; i < im->eh.e_phnum; i++) {
+		const Elf64_Phdr *ph = &im->ph[i];
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & pf) == pf && a >= im->bias + ph->p_vaddr &&
+		    a + len <= im->bias + ph->p_vaddr + ph->p_memsz)
+			return ph;
+	}
+	return NULL;
+}
+
+int hook_install(const struct image *prog, const struct image *interp, uint64_t vdso, unsigned long flags,
+		 bool net_on, char *err, size_t errlen)
+{
+	const Elf64_Phdr *dyn = NULL;
+	const Elf64_Sym *ds, *rd;
+	uint64_t a, page, target = (uint64_t)&hook_debug_state;
+	uint8_t patch[PATCH_LEN] = { 0x49, 0xbb };	/* then the address, then 0x41 0xff 0xe3 */
+	volatile uint8_t *code;
+	const char *why;
+	int i;
+
+	for (i = 0; i < interp->eh.e_phnum; i++)
+		if (interp->ph[i].p_type == PT_DYNAMIC)
+			dyn = &interp->ph[i];
+	if (!dyn || !segment_of(interp, interp->bias + dyn->p_vaddr, dyn->p_memsz, PF_R)) {
+		rt_fmt(err, errlen, "XOLOAD_HOOK: %s has no readable dynamic section", interp->path);
+		return 126;
+	}
+	ds = xo_dyn_symbol(interp->bias, (const Elf64_Dyn *)(interp->bias + dyn->p_vaddr), "_dl_debug_state");
+	rd = xo_dyn_symbol(interp->bias, (const Elf64_Dyn *)(interp->bias + dyn->p_vaddr), "_r_debug");
+	if (!ds || !rd) {
+		rt_fmt(err, errlen, "XOLOAD_HOOK: %s exports no _dl_debug_state or _r_debug", interp->path);
+		return 126;
+	}
+	a = interp->bias + ds->st_value;
+	if (!segment_of(interp, a, 16, PF_R | PF_X) ||
+	    !segment_of(interp, interp->bias + rd->st_value, sizeof(struct r_debug), PF_R | PF_W)) {
+		rt_fmt(err, errlen, "XOLOAD_HOOK: %s: _dl_debug_state or _r_debug is not where it should be",
+		       interp->path);
+		return 126;
+	}
+	for (i = 0; i < 8; i++)
+		patch[2 + i] = (uint8_t)(target >> (8 * i));
+	patch[10] = 0x41;
+	patch[11] = 0xff;
+	patch[12] = 0xe3;
+	/* 16-byte aligned, so the patch is on one page; ld.so's segment is made R+X again after it. */
+	page = a & ~(uint64_t)4095;
+	/* Readable only so: under the kernel's xonly mode ld.so's code is execute-only already. */
+	if (rt_mprotect(page, 4096, RT_PROT_READ | RT_PROT_WRITE)) {
+		rt_fmt(err, errlen, "XOLOAD_HOOK: %s: cannot write to its code", interp->path);
+		return 126;
+	}
+	why = check_slot(ds, a);
+	if (why) {
+		rt_fmt(err, errlen, "XOLOAD_HOOK: %s: %s", interp->path, why);
+		return 126;	/* xoload exits: the page's protection does not matter */
+	}
+	code = (volatile uint8_t *)a;
+	for (i = 0; i < PATCH_LEN; i++)
+		code[i] = patch[i];
+	if (rt_mprotect(page, 4096, RT_PROT_READ | RT_PROT_EXEC)) {
+		rt_fmt(err, errlen, "XOLOAD_HOOK: %s: cannot restore its code's protection", interp->path);
+		return 126;
+	}
+	rdebug = (struct r_debug_extended *)(interp->bias + rd->st_value);
+	prog_bias = prog->bias;
+	interp_bias = interp->bias;
+	vdso_base = vdso;
+	op.flags = flags;
+	op.net_on = net_on;
+	return 0;
+}
+
+void hook_hide_audit(char *audit_env, char **envp)
+{
+	hidden_audit = audit_env;
+	hook_envp = envp;
+	if (hidden_audit) {
+		hidden_audit[0] = 'X';
+		hidden_audit[1] = 'O';
+	}
+}
