@@ -61,7 +61,8 @@
 #define DATA		"/tmp/xoload-bench.data"
 #define EMPTY		"/tmp/xoload-bench.empty"
 #define EXECTHROUGH	"/xonly/lib/xoload/execthrough"
-#define NVARIANTS	8	/* native, xoload, --kernel, the two --no-cache, --kernel-plans, execthrough (--xonly) */
+#define NVARIANTS	9	/* native, xoload, --kernel, the two --no-cache, --kernel-plans, execthrough (--xonly), the hook */
+#define HOOK_ENV	"XOLOAD_HOOK=1"
 
 /* The closures' files (xoload --plan=tsv), for --set-xattr / --clear-xattr; "" if unset. */
 static char plan_files[16384];
@@ -74,8 +75,8 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Wall time of one run of @argv (output to /dev/null), or -1 if it failed. */
-static double timed(char *const argv[])
+/* Wall time of one run of @argv (output to /dev/null) with @env ("NAME=VALUE") added, or -1 if it failed. */
+static double timed_env(char *const argv[], const char *env)
 {
 	double t0 = now();
 	int st;
@@ -86,12 +87,19 @@ static double timed(char *const argv[])
 
 		dup2(fd, 1);
 		dup2(fd, 2);
+		if (env)
+			putenv((char *)env);
 		execv(argv[0], argv);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 		return -1;
 	return now() - t0;
+}
+
+static double timed(char *const argv[])
+{
+	return timed_env(argv, NULL);
 }
 
 static int cmp(const void *a, const void *b)
@@ -212,7 +220,7 @@ static int startup(const char *label, char *const argv[], int n, double *t[NVARI
 {
 	static const char *const pre[NVARIANTS][3] = {
 		{ NULL }, { XOLOAD }, { XOLOAD, "--kernel" }, { XOLOAD, "--no-cache" }, { XOLOAD, "--kernel", "--no-cache" },
-		{ XOLOAD, "--kernel-plans" }, { EXECTHROUGH }, { EXECTHROUGH, "--xonly" },
+		{ XOLOAD, "--kernel-plans" }, { EXECTHROUGH }, { EXECTHROUGH, "--xonly" }, { XOLOAD },
 	};
 	char *v[NVARIANTS][16];
 	double m[NVARIANTS];
@@ -232,7 +240,8 @@ static int startup(const char *label, char *const argv[], int n, double *t[NVARI
 	plans_ok = plans_ok && kernel_ok;
 	for (i = 0; i < n; i++)
 		for (j = 0; j < NVARIANTS; j++) {
-			t[j][i] = (kernel_ok || (j != 2 && j != 4 && j != 7)) && (plans_ok || j != 5) ? timed(v[j]) : 1;
+			t[j][i] = (kernel_ok || (j != 2 && j != 4 && j != 7)) && (plans_ok || j != 5) ?
+				  timed_env(v[j], j == 8 ? HOOK_ENV : NULL) : 1;
 			if (t[j][i] < 0)
 				return 1;
 		}
@@ -246,10 +255,13 @@ static int startup(const char *label, char *const argv[], int n, double *t[NVARI
 		printf(", xoload --kernel: not on this kernel");
 	if (plans_ok)
 		printf(", xoload --kernel-plans %.2f ms: ratio %.3f", m[5] * 1e3, m[5] / m[0]);
+	printf(", xoload with XOLOAD_HOOK=1 (ld.so's hook, no audit module) %.2f ms: ratio %.3f", m[8] * 1e3,
+	       m[8] / m[0]);
 	printf(", a static program that only execve()s PROG %.2f ms: ratio %.3f", m[6] * 1e3, m[6] / m[0]);
 	if (kernel_ok)
 		printf(", the same after prctl(PR_SET_XONLY, 1) %.2f ms: ratio %.3f", m[7] * 1e3, m[7] / m[0]);
-	printf("; fastest: native %.2f, xoload %.2f ms", t[0][0] * 1e3, t[1][0] * 1e3);
+	printf("; fastest: native %.2f, xoload %.2f ms, XOLOAD_HOOK=1 %.2f ms", t[0][0] * 1e3, t[1][0] * 1e3,
+	       t[8][0] * 1e3);
 	if (kernel_ok)
 		printf(", --kernel %.2f ms", t[2][0] * 1e3);
 	if (plans_ok)
@@ -275,7 +287,7 @@ static int startup(const char *label, char *const argv[], int n, double *t[NVARI
 #define MAX_EV 64
 struct run_ev { int n; char name[MAX_EV][160]; double t[MAX_EV]; };
 
-static int timed_events(const char *prog, bool cache, struct run_ev *ev)
+static int timed_events(const char *prog, bool cache, bool hook, struct run_ev *ev)
 {
 	char line[512];
 	double t0, t1;
@@ -293,6 +305,8 @@ static int timed_events(const char *prog, bool cache, struct run_ev *ev)
 		setenv("XOLOAD_TIMES", "1", 1);
 		if (!cache)
 			setenv("XOLOAD_NO_CACHE", "1", 1);
+		if (hook)
+			putenv(HOOK_ENV);
 		execl(XOLOAD, XOLOAD, prog, "bench", (char *)NULL);
 		_exit(127);
 	}
@@ -334,6 +348,7 @@ static const char *phase_name(const char *to, char *buf, size_t len)
 		{ "mapped", "map them, mprotect(PROT_EXEC) the code" },
 		{ "handover", "audit module check, XOLOAD_PROG, the gate" },
 		{ "module", "ld.so: starts, loads the audit module, first la_objopen" },
+		{ "hook", "ld.so: starts, maps and relocates the libraries, calls the hook" },
 		{ "exit", "the rest: ld.so relocates, constructors, PROG, exit, our wait" },
 	};
 	size_t i;
@@ -343,6 +358,8 @@ static const char *phase_name(const char *to, char *buf, size_t len)
 			return words[i][1];
 	if (!strncmp(to, "objopen ", 8))
 		snprintf(buf, len, "ld.so maps %s, until its la_objopen", to + 8);
+	else if (!strncmp(to, "hooked ", 7))
+		snprintf(buf, len, "the hook, until it plans %s", to + 7);
 	else if (!strncmp(to, "protected ", 10))
 		snprintf(buf, len, "la_objopen: plan (the cache, else rtplan) and protect %s", to + 10);
 	else
@@ -350,7 +367,7 @@ static const char *phase_name(const char *to, char *buf, size_t len)
 	return buf;
 }
 
-static int phases(const char *label, const char *prog, bool cache, int n)
+static int phases(const char *label, const char *prog, bool cache, bool hook, int n)
 {
 	static struct run_ev ev[64];
 	double d[64], total[64];
@@ -360,11 +377,11 @@ static int phases(const char *label, const char *prog, bool cache, int n)
 	if (n > 64)
 		n = 64;
 	for (i = 0; i < n; i++)
-		if (timed_events(prog, cache, &ev[i]))
+		if (timed_events(prog, cache, hook, &ev[i]))
 			return 1;
 	unlink(TIMES);
-	printf("xoload phases: %s under xoload (XOLOAD_TIMES), %s, median of %d runs:\n", label,
-	       cache ? "with the plan cache" : "without the plan cache (XOLOAD_NO_CACHE)", n);
+	printf("xoload phases: %s under xoload%s (XOLOAD_TIMES), %s, median of %d runs:\n", label,
+	       hook ? " with XOLOAD_HOOK=1" : "", cache ? "with the plan cache" : "without the plan cache (XOLOAD_NO_CACHE)", n);
 	for (k = 1; k < ev[0].n; k++) {
 		int m = 0;
 
@@ -377,7 +394,7 @@ static int phases(const char *label, const char *prog, bool cache, int n)
 	for (i = 0; i < n; i++)
 		total[i] = ev[i].t[ev[i].n - 1] - ev[i].t[0];
 	printf("xoload phases:   %8.3f ms  in all, from the fork to the end of the wait\n", median(total, n) * 1e3);
-	if (!cache)
+	if (!cache || hook)
 		return 0;
 	/* The same program natively, without and with an audit module that does nothing, interleaved. */
 	for (i = 0; i < n; i++) {
@@ -507,7 +524,8 @@ int main(int argc, char **argv)
 		printf("xoload startup: FAILED: a run exited non-zero\n");
 		return 1;
 	}
-	if (phases("hello", HELLO, true, nstart) || phases("hello", HELLO, false, nstart)) {
+	if (phases("hello", HELLO, true, false, nstart) || phases("hello", HELLO, false, false, nstart) ||
+	    phases("hello", HELLO, true, true, nstart)) {
 		printf("xoload phases: FAILED: XOLOAD_TIMES=1 %s %s exited non-zero\n", XOLOAD, HELLO);
 		return 1;
 	}
