@@ -361,7 +361,7 @@ static const char *phase_name(const char *to, char *buf, size_t len)
 	else if (!strncmp(to, "hooked ", 7))
 		snprintf(buf, len, "the hook, until it plans %s", to + 7);
 	else if (!strncmp(to, "protected ", 10))
-		snprintf(buf, len, "la_objopen: plan (the cache, else rtplan) and protect %s", to + 10);
+		snprintf(buf, len, "la_objopen or the hook: plan (the cache, else rtplan) and protect %s", to + 10);
 	else
 		snprintf(buf, len, "until %s", to);
 	return buf;
