@@ -6,10 +6,11 @@
 # a child runs under xoload again; libc, ld.so, PROG and a dlopen()ed
 # library are execute-only (xo_probe); a library dlclose()d and dlopen()ed
 # again, at the same address with the same link map, is protected each
-# time; an ld.so whose _dl_debug_state is missing or not an empty
-# function with padding is refused (126, one line) where it runs without
-# the hook; another module in LD_AUDIT, --audit= or the kernel's strict
-# level gets the module; the kernel's xonly mode (level 1) takes the hook.
+# time; a dlmopen()ed namespace and its own libc are protected; an ld.so
+# whose _dl_debug_state is missing or not an empty function with padding
+# is refused (126, one line) where it runs without the hook; another
+# module in LD_AUDIT, --audit= or the kernel's strict level gets the
+# module; the kernel's xonly mode (level 1) takes the hook.
 XO=/xonly/bin/xoload
 L=/xonly/lib/xoload
 AUD=/xonly/lib/xoaudit.so
@@ -52,6 +53,10 @@ echo "$out" | sed 's/^/#   /'
 ok $? "dlopen/dlclose 40 times: protected every time (status $st)"
 echo "$out" | grep -q "rounds execute-only, [1-9][0-9]* at the same address"
 ok $? "... and ld.so did reuse the address and the link map (the case the hook must not skip)"
+
+out=$($XO $L/hookprobe newns $L/libxoprobe.so 2>&1); st=$?
+[ "$st" = 0 ] && [ "$out" = "dlmopen: the library and its namespace's libc execute-only" ]
+ok $? "dlmopen(LM_ID_NEWLM): the library and the new namespace's libc execute-only ($out, status $st)"
 
 # ldcase MODE WHAT WHY: hello-ldtmp's interpreter is ld.so patched by
 # ldpatch MODE; it runs under the module, and the hook refuses it with WHY.

@@ -11,11 +11,16 @@
  *                           SEGV_PKUERR, also when ld.so maps the library
  *                           again where it was, with a link map at the
  *                           same address (the hook must not take it for
- *                           the object it already protected).
+ *                           the object it already protected);
+ *   hookprobe newns LIB     dlmopen(LM_ID_NEWLM) of libc.so.6, then of LIB
+ *                           into that namespace: LIB's xoprobe_fn and the
+ *                           new namespace's own libc are execute-only (the
+ *                           hook follows r_debug's r_next chain).
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/auxv.h>
 
@@ -70,12 +75,45 @@ static int reopen(int n, const char *lib)
 	return xo == n ? 0 : 1;
 }
 
+/* A new namespace with its own libc, then LIB in it: LIB's xoprobe_fn and that libc's getpid execute-only. */
+static int newns(const char *lib)
+{
+	void *hc = dlmopen(LM_ID_NEWLM, "libc.so.6", RTLD_NOW), *h = NULL, *fn = NULL, *gp = NULL;
+	Lmid_t ns;
+	struct fault f;
+	int bad = 0;
+
+	fault_setup();
+	if (hc && !dlinfo(hc, RTLD_DI_LMID, &ns))
+		h = dlmopen(ns, lib, RTLD_NOW);
+	if (!h || !(fn = dlsym(h, "xoprobe_fn")) || !(gp = dlsym(hc, "getpid"))) {
+		printf("dlmopen %s: %s\n", lib, dlerror());
+		return 1;
+	}
+	if (gp == (void *)getpid) {
+		printf("getpid of the new namespace is the base namespace's\n");
+		return 1;
+	}
+	if (!(fault_read8(fn, &f) && fault_is_pkuerr(&f, smaps_pkey(fn), fn))) {
+		printf("a read of xoprobe_fn at %p: %s\n", fn, fault_str(&f));
+		bad = 1;
+	}
+	if (!(fault_read8(gp, &f) && fault_is_pkuerr(&f, smaps_pkey(gp), gp))) {
+		printf("a read of the new namespace's getpid at %p: %s\n", gp, fault_str(&f));
+		bad = 1;
+	}
+	printf("dlmopen: %s\n", bad ? "readable code" : "the library and its namespace's libc execute-only");
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "env"))
 		return env();
 	if (argc == 4 && !strcmp(argv[1], "reopen"))
 		return reopen(atoi(argv[2]), argv[3]);
-	fprintf(stderr, "usage: hookprobe env | reopen N LIB\n");
+	if (argc == 3 && !strcmp(argv[1], "newns"))
+		return newns(argv[2]);
+	fprintf(stderr, "usage: hookprobe env | reopen N LIB | newns LIB\n");
 	return 2;
 }
