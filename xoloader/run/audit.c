@@ -98,7 +98,7 @@ static bool find_stack(struct link_map *map)
 	 * still 0 here, before ld.so relocates it; ld.so's own is set already.
 	 */
 	for (m = map; m && !stack_end; m = m->l_next) {
-		const Elf64_Sym *sym = xo_dyn_symbol(m->l_addr, m->l_ld, "__libc_stack_end");
+		const Elf64_Sym *sym = xo_dyn_symbol(m->l_addr, m->l_ld, "__libc_stack_end", 0, 0);
 
 		stack_end = sym ? (void **)(m->l_addr + sym->st_value) : NULL;
 		if (stack_end && !*stack_end)
@@ -371,6 +371,12 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
  */
 __attribute__((visibility("default"))) unsigned int la_objclose(uintptr_t *cookie)
 {
+	int i;
+
+	/* Another audit module that ld.so unloads again (no la_version, say): its maps are freed. */
+	for (i = 0; i < npending; i++)
+		if (pending[i].cookie == cookie)
+			pending[i--] = pending[--npending];
 	xonet_close((uint32_t)*cookie);
 	return 0;
 }

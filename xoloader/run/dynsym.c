@@ -2,6 +2,8 @@
 /* dynsym.c - a dynamic symbol of a mapped object (dynsym.h). */
 #include "dynsym.h"
 
+#include <stdbool.h>
+
 #include "../rule/str.h"
 
 /*
@@ -14,7 +16,26 @@ static uint64_t dyn_ptr(uint64_t bias, uint64_t v)
 	return v < bias ? v + bias : v;
 }
 
-const Elf64_Sym *xo_dyn_symbol(uint64_t bias, const Elf64_Dyn *dyn, const char *name)
+/* [@p, @p + @n) lies in [@lo, @hi), or nothing is checked (@hi <= @lo). */
+static bool inside(const void *p, uint64_t n, uint64_t lo, uint64_t hi)
+{
+	uint64_t a = (uint64_t)p;
+
+	return hi <= lo || (a >= lo && a <= hi && n <= hi - a);
+}
+
+/* A NUL-ended string at @s inside the bounds. */
+static bool string_inside(const char *s, uint64_t lo, uint64_t hi)
+{
+	if (hi <= lo)
+		return true;
+	for (; (uint64_t)s >= lo && (uint64_t)s < hi; s++)
+		if (!*s)
+			return true;
+	return false;
+}
+
+const Elf64_Sym *xo_dyn_symbol(uint64_t bias, const Elf64_Dyn *dyn, const char *name, uint64_t lo, uint64_t hi)
 {
 	const Elf64_Dyn *d;
 	const Elf64_Sym *sym = NULL;
@@ -24,7 +45,7 @@ const Elf64_Sym *xo_dyn_symbol(uint64_t bias, const Elf64_Dyn *dyn, const char *
 
 	if (!dyn)
 		return NULL;
-	for (d = dyn; d->d_tag != DT_NULL; d++) {
+	for (d = dyn; inside(d, sizeof(*d), lo, hi) && d->d_tag != DT_NULL; d++) {
 		if (d->d_tag == DT_SYMTAB)
 			sym = (const Elf64_Sym *)dyn_ptr(bias, d->d_un.d_ptr);
 		else if (d->d_tag == DT_STRTAB)
@@ -34,27 +55,43 @@ const Elf64_Sym *xo_dyn_symbol(uint64_t bias, const Elf64_Dyn *dyn, const char *
 		else if (d->d_tag == DT_GNU_HASH)
 			gnu = (const uint32_t *)dyn_ptr(bias, d->d_un.d_ptr);
 	}
-	if (!sym || !str)
+	if (!inside(d, sizeof(*d), lo, hi) || !sym || !str)
 		return NULL;
 	if (hash) {
+		if (!inside(hash, 8, lo, hi))
+			return NULL;
 		nsym = hash[1];
 	} else if (gnu) {
 		/* The symbol count: past the last chain of the highest bucket. */
-		const uint32_t *buckets = gnu + 4 + 2 * gnu[2], *chain;
+		const uint32_t *buckets, *chain;
 		uint32_t top = 0;
 
+		if (!inside(gnu, 16, lo, hi))
+			return NULL;
+		buckets = gnu + 4 + 2 * (uint64_t)gnu[2];
+		if (!inside(buckets, 4 * (uint64_t)gnu[0], lo, hi))
+			return NULL;
 		for (i = 0; i < gnu[0]; i++)
 			if (buckets[i] > top)
 				top = buckets[i];
 		if (top) {
+			if (top < gnu[1])
+				return NULL;
 			chain = buckets + gnu[0] - gnu[1];
-			while (!(chain[top] & 1))
+			while (inside(&chain[top], 4, lo, hi) && !(chain[top] & 1))
 				top++;
+			if (!inside(&chain[top], 4, lo, hi))
+				return NULL;
 			nsym = top + 1;
 		}
 	}
-	for (i = 1; i < nsym; i++)
-		if (sym[i].st_shndx != SHN_UNDEF && sym[i].st_value && !rt_strcmp(str + sym[i].st_name, name))
+	for (i = 1; i < nsym; i++) {
+		if (!inside(&sym[i], sizeof(sym[i]), lo, hi))
+			return NULL;
+		if (sym[i].st_shndx == SHN_UNDEF || !sym[i].st_value || !string_inside(str + sym[i].st_name, lo, hi))
+			continue;
+		if (!rt_strcmp(str + sym[i].st_name, name))
 			return &sym[i];
+	}
 	return NULL;
 }

@@ -15,8 +15,10 @@
 /*
  * The defined symbol @name of the object mapped at @bias whose dynamic
  * section is at @dyn (relocated by ld.so or not: both are read), or NULL;
- * DT_HASH or DT_GNU_HASH gives the symbol count.
+ * DT_HASH or DT_GNU_HASH gives the symbol count.  With @hi > @lo, every
+ * table, entry and name it reads must lie in [@lo, @hi) (a file not yet
+ * checked by ld.so: NULL if one does not); else ld.so's maps are trusted.
  */
-const Elf64_Sym *xo_dyn_symbol(uint64_t bias, const Elf64_Dyn *dyn, const char *name);
+const Elf64_Sym *xo_dyn_symbol(uint64_t bias, const Elf64_Dyn *dyn, const char *name, uint64_t lo, uint64_t hi);
 
 #endif

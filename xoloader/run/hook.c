@@ -36,7 +36,12 @@
  *
  * Fail closed: ld.so's _dl_debug_state or _r_debug not found, or not the
  * shape above, refuses to run (126).  If ld.so never calls the hook, the
- * gate (xoload.h) stops PROG before its entry.
+ * gate (xoload.h) stops PROG before its entry (the startup libraries'
+ * constructors have run by then, readable).  An ld.so older than glibc
+ * 2.35 (dlmopen() namespaces outside the r_next chain) and a process under
+ * memory-deny-write-execute (PR_SET_MDWE: the patch's R+X refused) get the
+ * module.  Other refusals of that mprotect() (SELinux without execmod) are
+ * a 126.
  */
 #include <elf.h>
 #include <link.h>
@@ -128,7 +133,7 @@ static uint32_t protect_new(const struct link_map *m)
 
 /*
  * Called by ld.so where it calls _dl_debug_state(), under its load lock.
- * Every namespace (r_next, glibc 2.35+) whose map is consistent: its
+ * Every namespace (r_next: hook_install() requires glibc 2.35+) whose map is consistent: its
  * objects not seen before are protected.  Objects of a namespace in the
  * middle of a change are left for its own consistent call; objects gone
  * (dlclose) drop out of the table, so that a new object that ld.so maps at
@@ -216,17 +221,22 @@ static const Elf64_Phdr *segment_of(const struct image *im, uint64_t a, uint64_t
 		const Elf64_Phdr *ph = &im->ph[i];
 
 		if (ph->p_type == PT_LOAD && (ph->p_flags & pf) == pf && a >= im->bias + ph->p_vaddr &&
-		    a + len <= im->bias + ph->p_vaddr + ph->p_memsz)
+		    a - (im->bias + ph->p_vaddr) <= ph->p_memsz && len <= ph->p_memsz - (a - (im->bias + ph->p_vaddr)))
 			return ph;
 	}
 	return NULL;
 }
 
+/* PR_GET_MDWE (Linux 6.3+): memory-deny-write-execute refuses the R+X that the patch gives back. */
+#define PR_GET_MDWE_	66
+
 int hook_install(const struct image *prog, const struct image *interp, uint64_t vdso, unsigned long flags,
 		 bool net_on, char *err, size_t errlen)
 {
+	uint64_t lo = interp->bias + interp->lo, hi = interp->bias + interp->hi;
 	const Elf64_Phdr *dyn = NULL;
 	const Elf64_Sym *ds, *rd;
+	const Elf64_Dyn *d;
 	uint64_t a, page, target = (uint64_t)&hook_debug_state;
 	uint8_t patch[PATCH_LEN] = { 0x49, 0xbb };	/* then the address, then 0x41 0xff 0xe3 */
 	volatile uint8_t *code;
@@ -240,8 +250,17 @@ int hook_install(const struct image *prog, const struct image *interp, uint64_t 
 		rt_fmt(err, errlen, "XOLOAD_HOOK: %s has no readable dynamic section", interp->path);
 		return 126;
 	}
-	ds = xo_dyn_symbol(interp->bias, (const Elf64_Dyn *)(interp->bias + dyn->p_vaddr), "_dl_debug_state");
-	rd = xo_dyn_symbol(interp->bias, (const Elf64_Dyn *)(interp->bias + dyn->p_vaddr), "_r_debug");
+	d = (const Elf64_Dyn *)(interp->bias + dyn->p_vaddr);
+	/*
+	 * glibc 2.35 linked every namespace's r_debug into _r_debug's r_next
+	 * chain; an older ld.so keeps dlmopen() namespaces out of it, where
+	 * the hook would not see them.  __rseq_offset came with 2.35.
+	 */
+	if (!xo_dyn_symbol(interp->bias, d, "__rseq_offset", lo, hi) ||
+	    rt_syscall6(RT_NR_prctl, PR_GET_MDWE_, 0, 0, 0, 0, 0) > 0)
+		return HOOK_USE_MODULE;
+	ds = xo_dyn_symbol(interp->bias, d, "_dl_debug_state", lo, hi);
+	rd = xo_dyn_symbol(interp->bias, d, "_r_debug", lo, hi);
 	if (!ds || !rd) {
 		rt_fmt(err, errlen, "XOLOAD_HOOK: %s exports no _dl_debug_state or _r_debug", interp->path);
 		return 126;

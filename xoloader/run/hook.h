@@ -15,10 +15,14 @@
 /* The environment variable that asks for the hook ("1"). */
 #define XOLOAD_HOOK_ENV		"XOLOAD_HOOK"
 
+/* hook_install(): this ld.so or this process cannot take the hook; the audit module then. */
+#define HOOK_USE_MODULE		(-1)
+
 /*
  * Patch @interp's _dl_debug_state (mapped, not yet protected) to call the
  * hook; @vdso: AT_SYSINFO_EHDR or 0; @flags: XOF_*; @net_on: register the
- * objects' net pages with the preloader's net.  0, or 126 with @err set.
+ * objects' net pages with the preloader's net.  0, HOOK_USE_MODULE (nothing
+ * changed), or 126 with @err set.
  */
 int hook_install(const struct image *prog, const struct image *interp, uint64_t vdso, unsigned long flags,
 		 bool net_on, char *err, size_t errlen);

@@ -275,8 +275,8 @@ static void __attribute__((noreturn)) xoload(int argc, char **argv, char **envp)
 		next_to_self(audit_path, XO_AUDIT_FROM_XOLOAD, XOLOAD_AUDIT_DEFAULT);
 	use_audit_module(prog.has_interp, o.flags & XOF_PERMISSIVE);
 	use_hook(&prog, o.flags, o.audit && *o.audit);
-	prepare_handover(o.flags);
 	map_and_protect(&prog, &pplan, &pnet, &interp, &iplan, &inet);
+	prepare_handover(o.flags);	/* after: the gate's line says hook or module */
 	STEP(&o, "mapped");
 	rt_close(prog.fd);
 	if (prog.has_interp)

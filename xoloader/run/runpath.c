@@ -422,7 +422,7 @@ void run_no_net(void)
 	no_net_env = !run_env(XOLOAD_NO_NET_ENV);
 }
 
-/* XOLOAD_HOOK: the flags for the hook (XOF_PRESENT set), or 0: the audit module. */
+/* XOLOAD_HOOK: the flags for the hook (XOF_PRESENT set), or 0: the audit module (also after HOOK_USE_MODULE). */
 static unsigned long hook_flags;
 
 bool use_hook(const struct image *prog, unsigned int flags, bool audit_given)
@@ -453,9 +453,13 @@ void map_and_protect(struct image *prog, struct plan *pplan, const struct xoc_ne
 	if ((rc = image_map(prog, err, sizeof(err))) || (prog->has_interp && (rc = image_map(interp, err, sizeof(err)))))
 		die(rc, err);
 	/* ld.so's code is patched before it is made execute-only. */
-	if (hook_flags && (rc = hook_install(prog, interp, run_auxval(AT_SYSINFO_EHDR), hook_flags, net,
-					     err, sizeof(err))))
-		die(rc, err);
+	if (hook_flags) {
+		rc = hook_install(prog, interp, run_auxval(AT_SYSINFO_EHDR), hook_flags, net, err, sizeof(err));
+		if (rc == HOOK_USE_MODULE)
+			hook_flags = 0;
+		else if (rc)
+			die(rc, err);
+	}
 	if ((rc = (int)rt_apply(pplan, prog->bias)) || (prog->has_interp && (rc = (int)rt_apply(iplan, interp->bias))))
 		dief(126, "mprotect(PROT_EXEC): %s", rt_strerror(-rc));
 	if (!net)
@@ -485,6 +489,9 @@ void prepare_handover(unsigned int flags)
 		rt_fmt(prog_env, sizeof(prog_env), "%s=%s/%s", XOLOAD_PROG_ENV, abs, prog_path);
 	gate.permissive = !!(flags & XOF_PERMISSIVE);
 	m = hook_flags ? rt_fmt(gate.msg, sizeof(gate.msg),
+				flags & XOF_PERMISSIVE ?
+				"xoload: warning: ld.so never called xoload's hook (XOLOAD_HOOK, _dl_debug_state): "
+				"the libraries' code is readable (--permissive)\n" :
 				"xoload: ld.so never called xoload's hook (XOLOAD_HOOK, _dl_debug_state): %s not run\n",
 				prog_path) :
 		rt_fmt(gate.msg, sizeof(gate.msg),
@@ -855,8 +862,9 @@ void handover(uint64_t entry, int argc, char **argv, char **envp, unsigned int f
 		blk[k++] = AT_NULL;
 		blk[k++] = 0;
 		/*
-		 * xoload's own code: never run again after the handover, so
-		 * execute-only as well (the handover itself runs fine from it).
+		 * xoload's own code: only the gate and (XOLOAD_HOOK) the hook
+		 * run from it after the handover, so execute-only as well (the
+		 * handover itself runs fine from it).
 		 */
 		rt_protect_self();
 		/* rdx = 0: no rtld_fini for a static program's _start (x86-64 psABI). */

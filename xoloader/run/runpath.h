@@ -71,8 +71,10 @@ void refuse_privileged(const struct image *im);
 /*
  * XOLOAD_HOOK=1 (hook.h): ld.so calls xoload's hook in place of loading the
  * audit module, for a dynamically linked PROG without --audit=, --report,
- * --scan or another LD_AUDIT module.  True if so; map_and_protect() then
- * installs it.  Call after use_audit_module().
+ * --scan or another LD_AUDIT module, not at the kernel's strict level.
+ * True if so; map_and_protect() then installs it, or leaves the job to the
+ * module (ld.so older than glibc 2.35, memory-deny-write-execute).  Call
+ * after use_audit_module(), and prepare_handover() after map_and_protect().
  */
 bool use_hook(const struct image *prog, unsigned int flags, bool audit_given);
 /*

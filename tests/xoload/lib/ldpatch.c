@@ -6,7 +6,11 @@
  *                          imports it: ld.so calls it directly);
  *   ldpatch slot SRC DST   a second "ret" right after the function's
  *                          "ret": the byte the hook would overwrite is no
- *                          longer padding.
+ *                          longer padding;
+ *   ldpatch old SRC DST    __rseq_offset renamed (libc imports only
+ *                          __rseq_size): an ld.so that looks older than
+ *                          glibc 2.35 to the hook, which then leaves the
+ *                          job to the audit module.
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -36,8 +40,11 @@ int main(int argc, char **argv)
 	size_t i, n;
 	int fd;
 
-	if (argc != 4 || (strcmp(argv[1], "name") && strcmp(argv[1], "slot")))
-		return die("usage: ldpatch name|slot SRC DST");
+	const char *want;
+
+	if (argc != 4 || (strcmp(argv[1], "name") && strcmp(argv[1], "slot") && strcmp(argv[1], "old")))
+		return die("usage: ldpatch name|slot|old SRC DST");
+	want = strcmp(argv[1], "old") ? "_dl_debug_state" : "__rseq_offset";
 	fd = open(argv[2], O_RDONLY);
 	if (fd < 0 || fstat(fd, &st) || !(buf = malloc(st.st_size)) || read(fd, buf, st.st_size) != st.st_size)
 		return die("cannot read SRC");
@@ -55,12 +62,13 @@ int main(int argc, char **argv)
 	sym = (const Elf64_Sym *)(buf + dynsym->sh_offset);
 	str = (const char *)buf + sh[dynsym->sh_link].sh_offset;
 	n = dynsym->sh_size / sizeof(*sym);
-	for (i = 1; i < n && strcmp(str + sym[i].st_name, "_dl_debug_state"); i++)
+	for (i = 1; i < n && strcmp(str + sym[i].st_name, want); i++)
 		;
 	if (i == n)
-		return die("SRC exports no _dl_debug_state");
-	if (!strcmp(argv[1], "name")) {
-		buf[sh[dynsym->sh_link].sh_offset + sym[i].st_name + 14] = 'f';	/* _dl_debug_statf */
+		return die("SRC does not export the symbol to patch");
+	if (strcmp(argv[1], "slot")) {
+		/* _dl_debug_statf, __rseq_offsef */
+		buf[sh[dynsym->sh_link].sh_offset + sym[i].st_name + strlen(want) - 1] = 'f';
 	} else {
 		ph = (const Elf64_Phdr *)(buf + eh->e_phoff);
 		for (n = 0; n < eh->e_phnum; n++)
