@@ -230,8 +230,8 @@ static const Elf64_Phdr *segment_of(const struct image *im, uint64_t a, uint64_t
 /* PR_GET_MDWE (Linux 6.3+): memory-deny-write-execute refuses the R+X that the patch gives back. */
 #define PR_GET_MDWE_	66
 
-int hook_install(const struct image *prog, const struct image *interp, uint64_t vdso, unsigned long flags,
-		 bool net_on, char *err, size_t errlen)
+int hook_install(const struct image *prog, const struct image *interp, const struct plan *iplan, uint64_t vdso,
+		 unsigned long flags, bool net_on, char *err, size_t errlen)
 {
 	uint64_t lo = interp->bias + interp->lo, hi = interp->bias + interp->hi;
 	const Elf64_Phdr *dyn = NULL;
@@ -277,7 +277,7 @@ int hook_install(const struct image *prog, const struct image *interp, uint64_t 
 	patch[10] = 0x41;
 	patch[11] = 0xff;
 	patch[12] = 0xe3;
-	/* 16-byte aligned, so the patch is on one page; ld.so's segment is made R+X again after it. */
+	/* 16-byte aligned, so the patch is on one page. */
 	page = a & ~(uint64_t)4095;
 	/* Readable only so: under the kernel's xonly mode ld.so's code is execute-only already. */
 	if (rt_mprotect(page, 4096, RT_PROT_READ | RT_PROT_WRITE)) {
@@ -292,7 +292,14 @@ int hook_install(const struct image *prog, const struct image *interp, uint64_t 
 	code = (volatile uint8_t *)a;
 	for (i = 0; i < PATCH_LEN; i++)
 		code[i] = patch[i];
-	if (rt_mprotect(page, 4096, RT_PROT_READ | RT_PROT_EXEC)) {
+	/*
+	 * The R+X back, unless the plan makes the page execute-only anyway
+	 * (rt_apply() next: one mprotect() less on every start).
+	 */
+	for (i = 0; i < iplan->n; i++)
+		if (iplan->r[i].xo && page >= interp->bias + iplan->r[i].start && page < interp->bias + iplan->r[i].end)
+			break;
+	if (i == iplan->n && rt_mprotect(page, 4096, RT_PROT_READ | RT_PROT_EXEC)) {
 		rt_fmt(err, errlen, "XOLOAD_HOOK: %s: cannot restore its code's protection", interp->path);
 		return 126;
 	}

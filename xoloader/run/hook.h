@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../rule/plan.h"
 #include "load.h"
 
 /* The environment variable that asks for the hook ("1"). */
@@ -20,12 +21,13 @@
 
 /*
  * Patch @interp's _dl_debug_state (mapped, not yet protected) to call the
- * hook; @vdso: AT_SYSINFO_EHDR or 0; @flags: XOF_*; @net_on: register the
+ * hook; @iplan: ld.so's plan, which rt_apply() applies next (a page it
+ * makes execute-only is left to it); @vdso: AT_SYSINFO_EHDR or 0; @flags: XOF_*; @net_on: register the
  * objects' net pages with the preloader's net.  0, HOOK_USE_MODULE (nothing
  * changed), or 126 with @err set.
  */
-int hook_install(const struct image *prog, const struct image *interp, uint64_t vdso, unsigned long flags,
-		 bool net_on, char *err, size_t errlen);
+int hook_install(const struct image *prog, const struct image *interp, const struct plan *iplan, uint64_t vdso,
+		 unsigned long flags, bool net_on, char *err, size_t errlen);
 /*
  * @audit_env ("LD_AUDIT=...", or NULL) is the entry of @envp (PROG's
  * environment on its new stack) that ld.so must not see: renamed

@@ -454,7 +454,7 @@ void map_and_protect(struct image *prog, struct plan *pplan, const struct xoc_ne
 		die(rc, err);
 	/* ld.so's code is patched before it is made execute-only. */
 	if (hook_flags) {
-		rc = hook_install(prog, interp, run_auxval(AT_SYSINFO_EHDR), hook_flags, net, err, sizeof(err));
+		rc = hook_install(prog, interp, iplan, run_auxval(AT_SYSINFO_EHDR), hook_flags, net, err, sizeof(err));
 		if (rc == HOOK_USE_MODULE)
 			hook_flags = 0;
 		else if (rc)
