@@ -69,6 +69,7 @@ static bool kernel_mode;	/* xoload --kernel: the kernel made all code xo; carve 
 static bool net_on;		/* the safety net (net.h): not --no-net, not the strict level */
 static char selfdir[PATH_MAX_];	/* the directory this module is in */
 static char selfpath[PATH_MAX_];	/* and its path */
+static uint64_t t_version;	/* la_version()'s clock, for XOLOAD_TIMES (known later) */
 
 /* One line "xoload: A B" on stderr; control characters become '?'. */
 static void say(const char *a, const char *b)
@@ -312,8 +313,10 @@ static uint32_t protect(const char *path, uint64_t bias, uint64_t ld, const char
 	/* The main program opened as /proc/self/exe is named as it was run (messages, the net's lines). */
 	rt_strlcpy(name + rt_strlen(name), !rt_strcmp(path, "/proc/self/exe") && execfn ? execfn : path,
 		   sizeof(name) - rt_strlen(name));
+	rt_step("opened", NULL);
 	if (fd >= 0 && !mapped_file(fd, path, name, bias, ld))
 		return 0;
+	rt_step("same object", NULL);
 	if (fd < 0 || xoc_plan((int)fd, name, 4096, &p, &note)) {
 		if (fd >= 0)
 			rt_close((int)fd);
@@ -324,6 +327,7 @@ static uint32_t protect(const char *path, uint64_t bias, uint64_t ld, const char
 		return 0;
 	}
 	rt_close((int)fd);
+	rt_step("planned", NULL);
 	if (note && (flags & XOF_REPORT)) {
 		static char l[PATH_MAX_ + 300];
 
@@ -340,6 +344,7 @@ static uint32_t protect(const char *path, uint64_t bias, uint64_t ld, const char
 		/* The kernel mapped it execute-only: give the data in it back its read. */
 		if (rt_carve(&p, bias))
 			say(name, ": pkey_mprotect(PROT_READ|PROT_EXEC, 0) failed: its data in text stays unreadable");
+		rt_step("carved", NULL);
 		return watch(name, bias, &p);
 	}
 	if (rtplan_xo_pages(&p, 4096) == 0 && p.n) {
@@ -352,6 +357,7 @@ static uint32_t protect(const char *path, uint64_t bias, uint64_t ld, const char
 			refuse(name, ": mprotect(PROT_EXEC) failed: not run");
 		say(name, ": warning: mprotect(PROT_EXEC) failed: its code stays readable (--permissive)");
 	}
+	rt_step("applied", NULL);
 	if (flags & XOF_REPORT)
 		rt_report_plan(name, &p, bias,
 			       flags & XOF_JSON ? REPORT_JSON : flags & XOF_TSV ? REPORT_TSV : REPORT_HUMAN);
@@ -397,10 +403,17 @@ static void start(struct link_map *map)
 	started = true;
 	if (!find_stack(map))
 		refuse("xoaudit.so: cannot find the initial stack (__libc_stack_end): ", "not run");
+	/* XOLOAD_TIMES: from AT_XOLOAD, or (--kernel, which has none) the environment. */
+	rt_times = (flags & XOF_TIMES) || (!flags && env(XOLOAD_TIMES_ENV));
+	if (rt_times)
+		rt_time("la_version", NULL, t_version);
+	rt_step("stack found", NULL);
 	find_selfdir();
 	xoc_setup(env(XOC_DIR_ENV), env(XOC_OFF_ENV) != NULL, env(XOC_VERBOSE_ENV) != NULL, 0);
+	rt_step("cache setup", NULL);
 	/* xoload --kernel (or a descendant): the kernel's xonly mode is on, level 1 or 2 (strict). */
 	kernel_mode = !flags && rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0) >= 1;
+	rt_step("mode", NULL);
 	if (!flags && !kernel_mode)
 		reexec_under_xoload();
 	if (flags & XOF_NO_INHERIT)
@@ -436,6 +449,7 @@ static bool have_proc_exe(void)
 
 __attribute__((visibility("default"))) unsigned int la_version(unsigned int version)
 {
+	t_version = rt_clock_ns();
 	protect_self();
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
@@ -448,8 +462,7 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 	*cookie = 0;	/* no net entry (la_objclose) unless protect() made one */
 	if (!started) {
 		start(map);
-		if (flags & XOF_TIMES)
-			rt_time("module", NULL, rt_clock_ns());
+		rt_step("module", NULL);
 	}
 	if (lmid == LM_ID_BASE)
 		first_base = false;
@@ -462,19 +475,21 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 	}
 	if (is_main || map->l_addr == at_base) {
 		/* Done by xoload before ld.so ran (AT_XOLOAD), else do it now. */
+		if (!flags)
+			rt_step("objopen", map->l_name);
 		if (!flags && !is_main)
 			*cookie = protect(map->l_name, map->l_addr, (uint64_t)map->l_ld, "");
 		else if (!flags)	/* /proc/self/exe is the file, whatever path ran it */
 			*cookie = protect(have_proc_exe() ? "/proc/self/exe" : execfn, map->l_addr,
 					  (uint64_t)map->l_ld, "");
+		if (!flags)
+			rt_step("protected", map->l_name);
 		return 0;
 	}
 	if (map->l_name && map->l_name[0]) {
-		if (flags & XOF_TIMES)
-			rt_time("objopen", map->l_name, rt_clock_ns());
+		rt_step("objopen", map->l_name);
 		*cookie = protect(map->l_name, map->l_addr, (uint64_t)map->l_ld, "");
-		if (flags & XOF_TIMES)
-			rt_time("protected", map->l_name, rt_clock_ns());
+		rt_step("protected", map->l_name);
 	}
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include "load.h"
 #include "../rule/str.h"
 #include "fmt.h"
+#include "report.h"
 #include "sys.h"
 
 /* Larger than any real program: a bigger span is a corrupt p_memsz. */
@@ -172,6 +173,7 @@ int image_map(struct image *im, char *err, size_t errlen)
 			rt_munmap(base + span, (uint64_t)res + span + align - pg() - (base + span));
 	}
 	im->bias = base - im->lo;
+	rt_step("reserved", im->path);
 
 	for (i = 0; i < im->eh.e_phnum; i++) {
 		const Elf64_Phdr *ph = &im->ph[i];
@@ -202,5 +204,6 @@ int image_map(struct image *im, char *err, size_t errlen)
 				fail(126, "%s: cannot map bss of segment %d: %s", im->path, i, rt_strerror((int)-res));
 		}
 	}
+	rt_step("mapped", im->path);
 	return 0;
 }

@@ -225,11 +225,13 @@ void open_images(struct image *prog, struct image *interp, bool need_entry)
 
 	if (rc)
 		die_prog(rc, err, !need_entry);
+	rt_step("validated", prog->path);
 	if (!prog->has_interp)
 		return;
 	rc = image_open(interp, prog->interp, ierr, sizeof(ierr));
 	if (rc)
 		dief(rc, "%s: bad interpreter: %s", prog_path, ierr);
+	rt_step("validated", interp->path);
 	if (interp->has_interp || interp->eh.e_type != ET_DYN)
 		dief(126, "%s: bad interpreter %s: not a shared object", prog_path, prog->interp);
 }
@@ -361,6 +363,7 @@ void plan_image(struct image *im, struct plan *p, struct xoc_net *net, unsigned 
 
 	if (xoc_plan(im->fd, im->path, RT_PAGE_SIZE, p, &note))
 		dief(126, "%s: cannot be planned: %s", im->path, p->err);
+	rt_step("planned", im->path);
 	for (i = 0; net && i < xoc_last_net()->n; i++)
 		net->r[i] = xoc_last_net()->r[i];
 	if (net)
@@ -432,6 +435,7 @@ void map_and_protect(struct image *prog, struct plan *pplan, const struct xoc_ne
 		die(rc, err);
 	if ((rc = (int)rt_apply(pplan, prog->bias)) || (prog->has_interp && (rc = (int)rt_apply(iplan, interp->bias))))
 		dief(126, "mprotect(PROT_EXEC): %s", rt_strerror(-rc));
+	rt_step("applied", NULL);
 	if (!net)
 		return;
 	xonet_add(prog->path, prog->bias, pplan, pnet);
@@ -620,6 +624,7 @@ void run_kernel_mode(char **argv, char **envp, bool module)
 		 * code is refused otherwise; a kernel without the strict level
 		 * refuses the flag (EINVAL), and does not need it.
 		 */
+		rt_step("env", NULL);
 		level = xonly_exec_level();
 		r = -RT_EINVAL;
 		if (module)
@@ -629,6 +634,7 @@ void run_kernel_mode(char **argv, char **envp, bool module)
 		if (r)
 			dief(126, "%s: prctl(PR_SET_XONLY): %s (EINVAL: this kernel has no xonly exec mode, see xonly(7))",
 			     module ? "--kernel" : "--kernel-plans", rt_strerror((int)-r));
+		rt_step("prctl", NULL);
 		r = rt_syscall(RT_NR_execve, prog_path, argv, module ? env : envp);
 	}
 	dief(r == -RT_ENOENT ? 127 : 126, "%s: %s", prog_path, rt_strerror((int)-r));
