@@ -311,22 +311,20 @@ static bool audit_module_fits(const char *path, char *err, size_t errlen)
 {
 	static struct image mod;
 	static char why[PATH_MAX + 100];
-	char magic[SELFMAG];
-	long fd = rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK);
-	bool elf;
+	int rc = image_open_obj(&mod, path, false, why, sizeof(why));
 
-	if (fd < 0)
-		return true;	/* access() passed: ld.so will say what it is */
-	elf = rt_pread((int)fd, magic, sizeof(magic), 0) == SELFMAG && !rt_memcmp(magic, ELFMAG, SELFMAG);
-	rt_close((int)fd);
-	if (!elf)
+	if (mod.fd >= 0)
+		rt_close(mod.fd);
+	/*
+	 * One open: image_open_obj() read the ELF header before it refused
+	 * anything but a file it cannot open or that is no regular file.
+	 * Whatever does not start with the ELF magic (or could not be read)
+	 * goes to ld.so, which says what it is.
+	 */
+	if (!rc || rt_memcmp(mod.eh.e_ident, ELFMAG, SELFMAG))
 		return true;
-	if (image_open_obj(&mod, path, false, why, sizeof(why))) {
-		rt_fmt(err, errlen, "audit module %s", why);
-		return false;
-	}
-	rt_close(mod.fd);
-	return true;
+	rt_fmt(err, errlen, "audit module %s", why);
+	return false;
 }
 
 /*
