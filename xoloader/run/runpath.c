@@ -218,6 +218,9 @@ void die_prog(int code, const char *err, bool plan_only)
 	     "run it with xoload --kernel, see xoload(1))", err, parent);
 }
 
+/* PROG as open_images() opened it: prepare_handover() names that file. */
+static const struct image *opened_prog;
+
 void open_images(struct image *prog, struct image *interp, bool need_entry)
 {
 	static char err[PATH_MAX + 200], ierr[PATH_MAX + 100];
@@ -225,6 +228,7 @@ void open_images(struct image *prog, struct image *interp, bool need_entry)
 
 	if (rc)
 		die_prog(rc, err, !need_entry);
+	opened_prog = prog;
 	rt_step("validated", prog->path);
 	if (!prog->has_interp)
 		return;
@@ -251,21 +255,31 @@ bool have_pkeys(void)
 	return (ecx & (1u << 3)) && (ecx & (1u << 4));
 }
 
-/* realpath(3) of an existing file: what the kernel says the open file is. */
-static bool resolve(const char *path, char *out)
+/* What the kernel says the file open on @fd is: its absolute path, resolved. */
+static bool fd_path(int fd, char *out)
 {
 	char fdlink[32];
-	long fd = rt_open(path, RT_O_PATH | RT_O_CLOEXEC), n;
+	long n;
 
-	if (fd < 0)
-		return false;
-	rt_fmt(fdlink, sizeof(fdlink), "/proc/self/fd/%d", (int)fd);
+	rt_fmt(fdlink, sizeof(fdlink), "/proc/self/fd/%d", fd);
 	n = rt_syscall(RT_NR_readlink, fdlink, out, PATH_MAX - 1);
-	rt_close((int)fd);
 	if (n <= 0 || n >= PATH_MAX - 1 || *out != '/')
 		return false;
 	out[n] = 0;
 	return true;
+}
+
+/* realpath(3) of an existing file. */
+static bool resolve(const char *path, char *out)
+{
+	long fd = rt_open(path, RT_O_PATH | RT_O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = fd_path((int)fd, out);
+	rt_close((int)fd);
+	return ok;
 }
 
 /*
@@ -450,8 +464,12 @@ void prepare_handover(unsigned int flags)
 	static char abs[PATH_MAX];
 	int m;
 
-	/* Resolved as realpath(3) would; without /proc, absolute at least. */
-	if (resolve(prog_path, abs))
+	/*
+	 * Resolved as realpath(3) would, from the descriptor PROG is open on
+	 * (one open less; the file that is mapped); without /proc, absolute
+	 * at least.
+	 */
+	if (opened_prog && opened_prog->fd >= 0 ? fd_path(opened_prog->fd, abs) : resolve(prog_path, abs))
 		rt_fmt(prog_env, sizeof(prog_env), "%s=%s", XOLOAD_PROG_ENV, abs);
 	else if (*prog_path == '/')
 		rt_fmt(prog_env, sizeof(prog_env), "%s=%s", XOLOAD_PROG_ENV, prog_path);
