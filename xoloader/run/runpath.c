@@ -164,10 +164,46 @@ static bool is_executable_file(const char *path)
 	       !rt_syscall(RT_NR_access, path, RT_X_OK, 0);
 }
 
+/*
+ * PROG as execvp() finds it, into @out (PATH_MAX), without messages:
+ * find_prog()'s search, and run_kernel_plans_early()'s before xoload is
+ * relocated (string literals and system calls only).
+ */
+static bool find_prog_early(const char *name, const char *path, char *out)
+{
+	const char *p, *e, *c;
+	size_t n;
+
+	for (c = name; *c && *c != '/'; c++)
+		;
+	if (*c) {
+		if (rt_strlen(name) >= PATH_MAX)
+			return false;
+		rt_strlcpy(out, name, PATH_MAX);
+		return true;
+	}
+	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; ; p = e + 1) {
+		for (e = p; *e && *e != ':'; e++)
+			;
+		n = (size_t)(e - p);
+		if (n + 1 + rt_strlen(name) < PATH_MAX) {
+			for (c = p; c < e; c++)
+				out[c - p] = *c;
+			if (n)
+				out[n++] = '/';
+			rt_strlcpy(out + n, name, PATH_MAX - n);
+			if (is_executable_file(out))
+				return true;
+		}
+		if (!*e)
+			return false;
+	}
+}
+
 /* Find @name like execvp: on PATH when it has no slash. */
 int find_prog(const char *name, char *out, char *err, size_t errlen)
 {
-	const char *path = run_env("PATH"), *p, *e;
+	const char *p;
 
 	if (!*name) {
 		rt_fmt(err, errlen, "empty program name");
@@ -175,26 +211,13 @@ int find_prog(const char *name, char *out, char *err, size_t errlen)
 	}
 	for (p = name; *p && *p != '/'; p++)
 		;
-	if (*p) {
-		/* Cut short, it could name another program that exists. */
-		if (rt_strlen(name) >= PATH_MAX) {
-			rt_fmt(err, errlen, "%.*s...: File name too long", 64, name);
-			return 126;
-		}
-		rt_strlcpy(out, name, PATH_MAX);
+	/* Cut short, it could name another program that exists. */
+	if (*p && rt_strlen(name) >= PATH_MAX) {
+		rt_fmt(err, errlen, "%.*s...: File name too long", 64, name);
+		return 126;
+	}
+	if (find_prog_early(name, run_env("PATH"), out))
 		return 0;
-	}
-	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; ; p = e + 1) {
-		int n;
-
-		for (e = p; *e && *e != ':'; e++)
-			;
-		n = rt_fmt(out, PATH_MAX, "%.*s%s%s", (int)(e - p), p, e == p ? "" : "/", name);
-		if (n < PATH_MAX && is_executable_file(out))
-			return 0;
-		if (!*e)
-			break;
-	}
 	rt_fmt(err, errlen, "%s: command not found", name);
 	return 127;
 }
@@ -258,10 +281,10 @@ bool have_pkeys(void)
 /* What the kernel says the file open on @fd is: its absolute path, resolved. */
 static bool fd_path(int fd, char *out)
 {
-	char fdlink[32];
+	char fdlink[48], num[24];
 	long n;
 
-	rt_fmt(fdlink, sizeof(fdlink), "/proc/self/fd/%d", fd);
+	rt_cat(fdlink, sizeof(fdlink), "/proc/self/fd/", rt_dec(num + sizeof(num) - 1, (unsigned int)fd), NULL);
 	n = rt_syscall(RT_NR_readlink, fdlink, out, PATH_MAX - 1);
 	if (n <= 0 || n >= PATH_MAX - 1 || *out != '/')
 		return false;
@@ -302,7 +325,7 @@ void next_to_self(char *out, const char *rel, const char *dflt)
 				slash = c;
 		if (slash) {
 			*slash = 0;
-			rt_fmt(cand, sizeof(cand), "%s/%s", exe, rel);
+			rt_cat(cand, sizeof(cand), exe, "/", rel, NULL);
 			if (!rt_syscall(RT_NR_access, cand, RT_R_OK, 0) && resolve(cand, out))
 				return;
 		}
@@ -351,7 +374,7 @@ void use_audit_module(bool dynamic, bool permissive)
 	static char err[2 * PATH_MAX + 200];
 	long r;
 
-	rt_fmt(audit_env, sizeof(audit_env), "LD_AUDIT=%s", audit_path);
+	rt_cat(audit_env, sizeof(audit_env), "LD_AUDIT=", audit_path, NULL);
 	if (!dynamic)
 		return;
 	r = rt_syscall(RT_NR_access, audit_path, RT_R_OK, 0);
@@ -470,17 +493,18 @@ void prepare_handover(unsigned int flags)
 	 * at least.
 	 */
 	if (opened_prog && opened_prog->fd >= 0 ? fd_path(opened_prog->fd, abs) : resolve(prog_path, abs))
-		rt_fmt(prog_env, sizeof(prog_env), "%s=%s", XOLOAD_PROG_ENV, abs);
+		rt_cat(prog_env, sizeof(prog_env), XOLOAD_PROG_ENV "=", abs, NULL);
 	else if (*prog_path == '/')
-		rt_fmt(prog_env, sizeof(prog_env), "%s=%s", XOLOAD_PROG_ENV, prog_path);
+		rt_cat(prog_env, sizeof(prog_env), XOLOAD_PROG_ENV "=", prog_path, NULL);
 	else if (rt_syscall(RT_NR_getcwd, abs, sizeof(abs), 0) > 0 && *abs == '/')
-		rt_fmt(prog_env, sizeof(prog_env), "%s=%s/%s", XOLOAD_PROG_ENV, abs, prog_path);
+		rt_cat(prog_env, sizeof(prog_env), XOLOAD_PROG_ENV "=", abs, "/", prog_path, NULL);
 	gate.permissive = !!(flags & XOF_PERMISSIVE);
-	m = rt_fmt(gate.msg, sizeof(gate.msg),
-		   flags & XOF_PERMISSIVE ?
-		   "xoload: warning: audit module %s did not run: the libraries' code is readable (--permissive)\n" :
-		   "xoload: audit module %s did not run (ld.so could not load it): %s not run\n",
-		   audit_path, prog_path);
+	if (flags & XOF_PERMISSIVE)
+		m = rt_cat(gate.msg, sizeof(gate.msg), "xoload: warning: audit module ", audit_path,
+			   " did not run: the libraries' code is readable (--permissive)\n", NULL);
+	else
+		m = rt_cat(gate.msg, sizeof(gate.msg), "xoload: audit module ", audit_path,
+			   " did not run (ld.so could not load it): ", prog_path, " not run\n", NULL);
 	gate.msglen = m > 0 && (size_t)m < sizeof(gate.msg) ? (size_t)m : sizeof(gate.msg) - 1;
 	/* One line: a newline in a path would make it two. */
 	for (m = 0; (size_t)m + 1 < gate.msglen; m++)
@@ -654,38 +678,6 @@ void run_kernel_mode(char **argv, char **envp, bool module)
 		r = rt_syscall(RT_NR_execve, prog_path, argv, module ? env : envp);
 	}
 	dief(r == -RT_ENOENT ? 127 : 126, "%s: %s", prog_path, rt_strerror((int)-r));
-}
-
-/* PROG as execvp() finds it, into @out (PATH_MAX): find_prog() without its messages. */
-static bool find_prog_early(const char *name, const char *path, char *out)
-{
-	const char *p, *e, *c;
-	size_t n;
-
-	for (c = name; *c && *c != '/'; c++)
-		;
-	if (*c) {
-		if (rt_strlen(name) >= PATH_MAX)
-			return false;
-		rt_strlcpy(out, name, PATH_MAX);
-		return true;
-	}
-	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; ; p = e + 1) {
-		for (e = p; *e && *e != ':'; e++)
-			;
-		n = (size_t)(e - p);
-		if (n + 1 + rt_strlen(name) < PATH_MAX) {
-			for (c = p; c < e; c++)
-				out[c - p] = *c;
-			if (n)
-				out[n++] = '/';
-			rt_strlcpy(out + n, name, PATH_MAX - n);
-			if (is_executable_file(out))
-				return true;
-		}
-		if (!*e)
-			return false;
-	}
 }
 
 /*
