@@ -298,15 +298,20 @@ static uint32_t watch(const char *name, uint64_t bias, const struct plan *p)
 	return c;
 }
 
+static long open_ro(const char *path)
+{
+	return rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC);
+}
+
 /*
- * Plan and protect one object mapped at @bias (@ld: its l_ld); @tag
- * prefixes its report name.  Returns its safety net cookie (net.h), or 0.
+ * Plan and protect one object mapped at @bias (@ld: its l_ld), whose file
+ * @path is open on @fd (negative: it could not be opened); @tag prefixes
+ * its report name.  Returns its safety net cookie (net.h), or 0.
  */
-static uint32_t protect(const char *path, uint64_t bias, uint64_t ld, const char *tag)
+static uint32_t protect(const char *path, long fd, uint64_t bias, uint64_t ld, const char *tag)
 {
 	static struct plan p;	/* no recursion: ld.so holds its lock around la_objopen */
 	static char name[PATH_MAX_ + 32];
-	long fd = rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC);
 	const char *note = NULL;
 
 	rt_strlcpy(name, tag, sizeof(name));
@@ -437,14 +442,16 @@ static void start(struct link_map *map)
 	}
 }
 
-static bool have_proc_exe(void)
+/* The main program's file: /proc/self/exe, whatever path ran it; without /proc, AT_EXECFN. */
+static long open_main(const char **path)
 {
-	long fd = rt_open("/proc/self/exe", RT_O_RDONLY | RT_O_CLOEXEC);
+	long fd = open_ro("/proc/self/exe");
 
-	if (fd < 0)
-		return false;
-	rt_close((int)fd);
-	return true;
+	*path = "/proc/self/exe";
+	if (fd >= 0)
+		return fd;
+	*path = execfn;
+	return open_ro(execfn);
 }
 
 __attribute__((visibility("default"))) unsigned int la_version(unsigned int version)
@@ -474,21 +481,21 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 		return 0;
 	}
 	if (is_main || map->l_addr == at_base) {
+		const char *path = map->l_name;
+		long fd;
+
 		/* Done by xoload before ld.so ran (AT_XOLOAD), else do it now. */
-		if (!flags)
-			rt_step("objopen", map->l_name);
-		if (!flags && !is_main)
-			*cookie = protect(map->l_name, map->l_addr, (uint64_t)map->l_ld, "");
-		else if (!flags)	/* /proc/self/exe is the file, whatever path ran it */
-			*cookie = protect(have_proc_exe() ? "/proc/self/exe" : execfn, map->l_addr,
-					  (uint64_t)map->l_ld, "");
-		if (!flags)
-			rt_step("protected", map->l_name);
+		if (flags)
+			return 0;
+		rt_step("objopen", map->l_name);
+		fd = is_main ? open_main(&path) : open_ro(path);
+		*cookie = protect(path, fd, map->l_addr, (uint64_t)map->l_ld, "");
+		rt_step("protected", map->l_name);
 		return 0;
 	}
 	if (map->l_name && map->l_name[0]) {
 		rt_step("objopen", map->l_name);
-		*cookie = protect(map->l_name, map->l_addr, (uint64_t)map->l_ld, "");
+		*cookie = protect(map->l_name, open_ro(map->l_name), map->l_addr, (uint64_t)map->l_ld, "");
 		rt_step("protected", map->l_name);
 	}
 	return 0;
