@@ -350,7 +350,7 @@ static const char *phase_name(const char *to, char *buf, size_t len)
 		{ "applied", "mprotect(PROT_EXEC): the code pages of the plans" },
 		{ "net", "the safety net's table" },
 		{ "handover", "close the files" },
-		{ "exec", "--kernel: find and validate the audit module" },
+		{ "exec", "--kernel: validate the audit module" },
 		{ "env", "--kernel: the environment (LD_AUDIT)" },
 		{ "prctl", "--kernel: prctl(PR_SET_XONLY)" },
 		/* the audit module (run/audit.c) */
