@@ -5,7 +5,9 @@
 # against this libc's strerror, and each format the run path uses (every
 # rt_fmt/dief/fail format string under xoloader/run/ has only these
 # conversions: checked here too, an unsupported one would shift the
-# arguments after it).  Runs on the host.
+# arguments after it); rt_cat() and rt_dec(), which join strings and print
+# numbers where a run succeeds, as snprintf("%s%s...") and "%llu" would.
+# Runs on the host.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/tap.sh"
@@ -32,6 +34,28 @@ int main(void)
 	SAME("%s", "a string longer than the sixty-four bytes of the buffers here, truncated");
 	SAME("%d %lu %lx", -2147483647 - 1, 0ul, 255ul);
 	printf("fmt %s\n", bad == 2 ? "differs" : "same");
+#define CAT(len, ...) do { int x = rt_cat(a, len, __VA_ARGS__, NULL), y = snprintf(b, len, "%s%s%s", __VA_ARGS__); \
+	if (x != y || strcmp(a, b)) { printf("cat '%s' (%d), snprintf '%s' (%d)\n", a, x, b, y); bad = 3; } } while (0)
+	CAT(sizeof(a), "LD_AUDIT=", "/xonly/lib/xoaudit.so", "");
+	CAT(sizeof(a), "", "", "");
+	CAT(20, "a string longer than ", "twenty bytes", ", cut");
+	CAT(1, "x", "y", "z");
+	if (rt_cat(a, 0, "abc", NULL) != 3)
+		bad = 3;
+	{
+		static const unsigned long long v[] = { 0, 7, 10, 4294967295ull, 18446744073709551615ull };
+		char d[24];
+		unsigned int i;
+
+		for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+			snprintf(b, sizeof(b), "%llu", v[i]);
+			if (strcmp(rt_dec(d + sizeof(d) - 1, v[i]), b)) {
+				printf("dec '%s', snprintf '%s'\n", rt_dec(d + sizeof(d) - 1, v[i]), b);
+				bad = 3;
+			}
+		}
+	}
+	printf("cat %s\n", bad == 3 ? "differs" : "same");
 	return 0;
 }
 C
@@ -43,6 +67,8 @@ echo "$out" | grep -qx 'strerror same'
 ok $? "rt_strerror(1..140) is strerror's text ($(echo "$out" | grep -m1 '^errno' || echo 'all'))"
 echo "$out" | grep -qx 'fmt same'
 ok $? "rt_fmt: %s %d %u %llu %llx %.*s %% %lu %lx and truncation as snprintf ($(echo "$out" | grep -m1 "^'" || echo 'all'))"
+echo "$out" | grep -qx 'cat same'
+ok $? "rt_cat and rt_dec: joined, cut and counted as snprintf ($(echo "$out" | grep -m1 "^cat '\|^dec '" || echo 'all'))"
 # Every format string of the run path: only the conversions rt_fmt knows.
 bad=$(grep -hoE '(rt_fmt|dief|fail)\([^;]*' "$top"/xoloader/run/*.c | grep -oE '%[-+ #0-9.*]*[a-z]+' |
 	grep -vxE '%(s|\.\*s|c|d|u|x|lu|lx|ld|llu|llx|lld)' | sort -u | tr '\n' ' ')

@@ -2,7 +2,8 @@
 # xoload_nopkeys.sh - on a machine without protection keys, xoload refuses
 # to run PROG (exit 126, one line naming the reason) instead of running it
 # with code that PROT_EXEC alone would leave readable; --plan, which needs
-# no pkeys, still works.  Runs on the host (whose CPU has no PKU here); on
+# no pkeys, still works.  XOLOAD_TIMES (make bench's breakdown) prints the
+# steps up to the refusal, in order, and only when it is set.  Runs on the host (whose CPU has no PKU here); on
 # a host with pkeys it is skipped.  Needs build/guest/bin/xoload.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -10,7 +11,7 @@ xo=$top/build/guest/bin/xoload
 . "$top/tests/lib/tap.sh"
 tap_init xoload-nopkeys
 if grep -qw ospke /proc/cpuinfo; then
-	for what in "refused" "PROG did not run" "--plan works"; do skip "this host has protection keys" "$what"; done
+	for what in "refused" "PROG did not run" "--plan works" "XOLOAD_TIMES steps"; do skip "this host has protection keys" "$what"; done
 	tap_done
 	exit
 fi
@@ -23,4 +24,12 @@ ok $? "PROG did not run"
 "$xo" --plan=tsv /usr/bin/touch >/dev/null 2>&1; st=$?
 [ "$st" = 0 ]
 ok $? "--plan still works without pkeys (status $st)"
+err=$(XOLOAD_TIMES=1 "$xo" /usr/bin/touch "$tmp/ran" 2>&1); st=$?
+steps=$(printf '%s\n' "$err" | sed -n 's/^xoload: time: \(.*\) [0-9]*$/\1/p' | tr '\n' '|')
+ns=$(printf '%s\n' "$err" | sed -n 's/^xoload: time: .* \([0-9]*\)$/\1/p')
+want="entry|relocated|start|options|found|validated /usr/bin/touch|validated /lib64/ld-linux-x86-64.so.2|"
+[ "$st" = 126 ] && [[ $steps == "$want"*"planned /usr/bin/touch|planned /lib64/ld-linux-x86-64.so.2|" ]] &&
+	[ "$(printf '%s\n' "$ns" | sort -n)" = "$ns" ] && [ "$(printf '%s\n' "$err" | tail -1)" = "$(printf '%s\n' "$err" | grep -v '^xoload: time: ')" ] &&
+	[[ $err == *"xoload: no protection keys here"* ]] && [ ! -e "$tmp/ran" ]
+ok $? "XOLOAD_TIMES: each step in order, clocks rising, then the refusal (status $st: $steps)"
 tap_done

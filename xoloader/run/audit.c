@@ -71,6 +71,7 @@ static bool kernel_mode;	/* xoload --kernel: the kernel made all code xo; carve 
 static bool net_on;		/* the safety net (net.h): not --no-net, not the strict level */
 static char selfdir[PATH_MAX_];	/* the directory this module is in */
 static char selfpath[PATH_MAX_];	/* and its path */
+static uint64_t t_version;	/* la_version()'s clock, for XOLOAD_TIMES (known later) */
 
 /*
  * The module's own code, execute-only before anything else of it runs:
@@ -196,11 +197,17 @@ static void scan(const char *path, const char *tag)
 		;	/* EINTR */
 }
 
+static long open_ro(const char *path)
+{
+	return rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC);
+}
+
 /*
- * Plan and protect one object mapped at @bias (@ld: its l_ld); @tag
- * prefixes its report name.  Returns its safety net cookie (net.h), or 0.
+ * Plan and protect one object mapped at @bias (@ld: its l_ld), whose file
+ * @path is open on @fd (negative: it could not be opened); @tag prefixes
+ * its report name.  Returns its safety net cookie (net.h), or 0.
  */
-static uint32_t protect(const char *path, uint64_t bias, uint64_t ld, const char *tag)
+static uint32_t protect(const char *path, long fd, uint64_t bias, uint64_t ld, const char *tag)
 {
 	static char name[PATH_MAX_ + 32];
 	const struct xo_objprotect o = { flags, kernel_mode, net_on, scan };
@@ -209,7 +216,7 @@ static uint32_t protect(const char *path, uint64_t bias, uint64_t ld, const char
 	/* The main program opened as /proc/self/exe is named as it was run (messages, the net's lines). */
 	rt_strlcpy(name + rt_strlen(name), !rt_strcmp(path, "/proc/self/exe") && execfn ? execfn : path,
 		   sizeof(name) - rt_strlen(name));
-	return xo_protect_object(&o, path, name, tag, bias, ld);
+	return xo_protect_object(&o, path, fd, name, tag, bias, ld);
 }
 
 /* Re-run this process under xoload; returns only if that is impossible. */
@@ -249,10 +256,17 @@ static void start(struct link_map *map)
 	started = true;
 	if (!find_stack(map))
 		xo_refuse("xoaudit.so: cannot find the initial stack (__libc_stack_end): ", "not run");
+	/* XOLOAD_TIMES: from AT_XOLOAD, or (--kernel, which has none) the environment. */
+	rt_times = (flags & XOF_TIMES) || (!flags && env(XOLOAD_TIMES_ENV));
+	if (rt_times)
+		rt_time("la_version", NULL, t_version);
+	rt_step("stack found", NULL);
 	find_selfdir();
 	xoc_setup(env(XOC_DIR_ENV), env(XOC_OFF_ENV) != NULL, env(XOC_VERBOSE_ENV) != NULL, 0);
+	rt_step("cache setup", NULL);
 	/* xoload --kernel (or a descendant): the kernel's xonly mode is on, level 1 or 2 (strict). */
 	kernel_mode = !flags && rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0) >= 1;
+	rt_step("mode", NULL);
 	if (!flags && !kernel_mode)
 		reexec_under_xoload();
 	if (flags & XOF_NO_INHERIT)
@@ -276,18 +290,21 @@ static void start(struct link_map *map)
 	}
 }
 
-static bool have_proc_exe(void)
+/* The main program's file: /proc/self/exe, whatever path ran it; without /proc, AT_EXECFN. */
+static long open_main(const char **path)
 {
-	long fd = rt_open("/proc/self/exe", RT_O_RDONLY | RT_O_CLOEXEC);
+	long fd = open_ro("/proc/self/exe");
 
-	if (fd < 0)
-		return false;
-	rt_close((int)fd);
-	return true;
+	*path = "/proc/self/exe";
+	if (fd >= 0)
+		return fd;
+	*path = execfn;
+	return open_ro(execfn);
 }
 
 __attribute__((visibility("default"))) unsigned int la_version(unsigned int version)
 {
+	t_version = rt_clock_ns();
 	protect_self();
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
@@ -311,7 +328,7 @@ static void protect_pending(void)
 		struct link_map *m = pending[i].map;
 
 		if (m->l_name && m->l_name[0] && m->l_addr != at_base && m->l_addr != at_sysinfo)
-			*pending[i].cookie = protect(m->l_name, m->l_addr, (uint64_t)m->l_ld, "");
+			*pending[i].cookie = protect(m->l_name, open_ro(m->l_name), m->l_addr, (uint64_t)m->l_ld, "");
 	}
 	npending = 0;
 }
@@ -331,8 +348,7 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 	}
 	if (!started) {
 		start(map);
-		if (flags & XOF_TIMES)
-			rt_time("module", NULL, rt_clock_ns());
+		rt_step("module", NULL);
 		protect_pending();
 	}
 	if (lmid == LM_ID_BASE)
@@ -345,20 +361,22 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 		return 0;
 	}
 	if (is_main || map->l_addr == at_base) {
+		const char *path = map->l_name;
+		long fd;
+
 		/* Done by xoload before ld.so ran (AT_XOLOAD), else do it now. */
-		if (!flags && !is_main)
-			*cookie = protect(map->l_name, map->l_addr, (uint64_t)map->l_ld, "");
-		else if (!flags)	/* /proc/self/exe is the file, whatever path ran it */
-			*cookie = protect(have_proc_exe() ? "/proc/self/exe" : execfn, map->l_addr,
-					  (uint64_t)map->l_ld, "");
+		if (flags)
+			return 0;
+		rt_step("objopen", map->l_name);
+		fd = is_main ? open_main(&path) : open_ro(path);
+		*cookie = protect(path, fd, map->l_addr, (uint64_t)map->l_ld, "");
+		rt_step("protected", map->l_name);
 		return 0;
 	}
 	if (map->l_name && map->l_name[0]) {
-		if (flags & XOF_TIMES)
-			rt_time("objopen", map->l_name, rt_clock_ns());
-		*cookie = protect(map->l_name, map->l_addr, (uint64_t)map->l_ld, "");
-		if (flags & XOF_TIMES)
-			rt_time("protected", map->l_name, rt_clock_ns());
+		rt_step("objopen", map->l_name);
+		*cookie = protect(map->l_name, open_ro(map->l_name), map->l_addr, (uint64_t)map->l_ld, "");
+		rt_step("protected", map->l_name);
 	}
 	return 0;
 }

@@ -108,6 +108,31 @@ int rt_fmt(char *buf, size_t len, const char *fmt, ...)
 	return n;
 }
 
+int rt_cat(char *buf, size_t len, ...)
+{
+	struct out o = { buf, len, 0 };
+	const char *s;
+	va_list ap;
+
+	va_start(ap, len);
+	while ((s = va_arg(ap, const char *)))
+		while (*s)
+			put(&o, *s++);
+	va_end(ap);
+	if (len)
+		buf[o.n < len ? o.n : len - 1] = 0;
+	return (int)o.n;
+}
+
+char *rt_dec(char *end, unsigned long long v)
+{
+	*end = 0;
+	do
+		*--end = (char)('0' + v % 10);
+	while (v /= 10);
+	return end;
+}
+
 const char *rt_strerror(int err)
 {
 	/* glibc 2.36's texts, errno 1 to 133 (tests/host/fmt.sh compares them with strerror). */

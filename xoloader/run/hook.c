@@ -97,8 +97,7 @@ static void start(void)
 	char **r, **w;
 
 	started = true;
-	if (op.flags & XOF_TIMES)
-		rt_time("hook", NULL, rt_clock_ns());
+	rt_step("hook", NULL);
 	if (hidden_audit && hook_envp) {
 		if (op.flags & XOF_NO_INHERIT) {
 			for (r = w = hook_envp; *r; r++)
@@ -123,11 +122,10 @@ static uint32_t protect_new(const struct link_map *m)
 
 	if (!m->l_name || !m->l_name[0])
 		xo_refuse("an object without a name in ld.so's link map: ", "cannot be planned: not run");
-	if (op.flags & XOF_TIMES)
-		rt_time("hooked", m->l_name, rt_clock_ns());
-	c = xo_protect_object(&op, m->l_name, m->l_name, "", m->l_addr, (uint64_t)m->l_ld);
-	if (op.flags & XOF_TIMES)
-		rt_time("protected", m->l_name, rt_clock_ns());
+	rt_step("hooked", m->l_name);
+	c = xo_protect_object(&op, m->l_name, rt_open(m->l_name, RT_O_RDONLY | RT_O_CLOEXEC), m->l_name, "", m->l_addr,
+			      (uint64_t)m->l_ld);
+	rt_step("protected", m->l_name);
 	return c;
 }
 

@@ -21,12 +21,13 @@ struct image {
 	const char *path;
 	int fd;
 	Elf64_Ehdr eh;
-	Elf64_Phdr ph[LOAD_MAX_PHNUM];
 	uint64_t bias;		/* load address - link address (0 for ET_EXEC) */
 	uint64_t lo, hi;	/* page-aligned link-time span of the PT_LOADs */
 	uint64_t phdr_va;	/* link-time address of the program headers */
 	bool has_interp;
-	char interp[PATH_MAX];
+	/* Last: not zeroed by image_open(), read only as far as it filled them. */
+	Elf64_Phdr ph[LOAD_MAX_PHNUM];	/* e_phnum of them */
+	char interp[PATH_MAX];		/* if has_interp */
 };
 
 /*

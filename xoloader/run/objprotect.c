@@ -68,15 +68,16 @@ static uint32_t watch(const struct xo_objprotect *o, const char *name, uint64_t 
 	return c;
 }
 
-uint32_t xo_protect_object(const struct xo_objprotect *o, const char *path, const char *name, const char *tag,
-			   uint64_t bias, uint64_t ld)
+uint32_t xo_protect_object(const struct xo_objprotect *o, const char *path, long fd, const char *name,
+			   const char *tag, uint64_t bias, uint64_t ld)
 {
 	static struct plan p;	/* no recursion: ld.so holds its lock around both callers */
-	long fd = rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC);
 	const char *note = NULL;
 
+	rt_step("opened", NULL);
 	if (fd >= 0 && !mapped_file(o, fd, path, name, bias, ld))
 		return 0;
+	rt_step("same object", NULL);
 	if (fd < 0 || xoc_plan((int)fd, name, 4096, &p, &note)) {
 		if (fd >= 0)
 			rt_close((int)fd);
@@ -87,6 +88,7 @@ uint32_t xo_protect_object(const struct xo_objprotect *o, const char *path, cons
 		return 0;
 	}
 	rt_close((int)fd);
+	rt_step("planned", NULL);
 	if (note && (o->flags & XOF_REPORT)) {
 		static char l[PATH_MAX_ + 300];
 
@@ -103,6 +105,7 @@ uint32_t xo_protect_object(const struct xo_objprotect *o, const char *path, cons
 		/* The kernel mapped it execute-only: give the data in it back its read. */
 		if (rt_carve(&p, bias))
 			xo_say(name, ": pkey_mprotect(PROT_READ|PROT_EXEC, 0) failed: its data in text stays unreadable");
+		rt_step("carved", NULL);
 		return watch(o, name, bias, &p);
 	}
 	if (rtplan_xo_pages(&p, 4096) == 0 && p.n) {
@@ -115,6 +118,7 @@ uint32_t xo_protect_object(const struct xo_objprotect *o, const char *path, cons
 			xo_refuse(name, ": mprotect(PROT_EXEC) failed: not run");
 		xo_say(name, ": warning: mprotect(PROT_EXEC) failed: its code stays readable (--permissive)");
 	}
+	rt_step("applied", NULL);
 	if (o->flags & XOF_REPORT)
 		rt_report_plan(name, &p, bias,
 			       o->flags & XOF_JSON ? REPORT_JSON : o->flags & XOF_TSV ? REPORT_TSV : REPORT_HUMAN);

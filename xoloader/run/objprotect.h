@@ -23,15 +23,16 @@ void xo_say(const char *a, const char *b);
 void xo_refuse(const char *a, const char *b) __attribute__((noreturn));
 
 /*
- * Plan the file @path (named @name in messages, @tag prefixes the report)
- * and apply the plan to its mapping at @bias with dynamic section @ld.
+ * Plan the file @path, open on @fd (negative: it could not be opened;
+ * closed here), named @name in messages (@tag prefixes the report), and
+ * apply the plan to its mapping at @bias with dynamic section @ld.
  * Fail closed: an object that cannot be opened, planned, identified as the
  * file ld.so mapped or protected stops the process (126, one line), unless
  * XOF_PERMISSIVE (a warning; its code stays readable).  Returns its safety
  * net cookie (net.h), or 0.  Not reentrant: ld.so calls both users under
  * its lock.
  */
-uint32_t xo_protect_object(const struct xo_objprotect *o, const char *path, const char *name, const char *tag,
-			   uint64_t bias, uint64_t ld);
+uint32_t xo_protect_object(const struct xo_objprotect *o, const char *path, long fd, const char *name,
+			   const char *tag, uint64_t bias, uint64_t ld);
 
 #endif

@@ -16,6 +16,7 @@
 #include "../rule/str.h"
 #include "fmt.h"
 #include "plancache.h"
+#include "report.h"
 #include "rtplan.h"
 #include "sys.h"
 
@@ -406,8 +407,10 @@ static int lookup(int fd, size_t pagesz, struct plan *p, const char **why)
 	struct xoc_id id, eid;
 	long efd, got;
 
-	if (dir_state == 0)
+	if (dir_state == 0) {
 		dir_state = xoc_check_dir(conf_dir, conf_uid, &dir_why) ? -1 : 1;
+		rt_step("cache dir", NULL);
+	}
 	if (dir_state < 0) {
 		*why = dir_why;
 		return 0;
@@ -420,7 +423,9 @@ static int lookup(int fd, size_t pagesz, struct plan *p, const char **why)
 		*why = "not cached: a file others than root can change";
 		return 0;
 	}
+	rt_step("cache fstat", NULL);
 	efd = rt_open(name, RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NOFOLLOW | RT_O_NONBLOCK);
+	rt_step("cache open", NULL);
 	if (efd < 0) {
 		*why = "no entry";
 		return 0;
@@ -437,6 +442,7 @@ static int lookup(int fd, size_t pagesz, struct plan *p, const char **why)
 		got = -1;
 	}
 	rt_close((int)efd);
+	rt_step("cache read", NULL);
 	if (got < 0)
 		return -1;
 	if (xoc_decode(buf, (size_t)got, &id, pagesz, p, &last_net, why)) {

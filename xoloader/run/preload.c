@@ -214,8 +214,13 @@ static void need_pkeys(void)
 		die(126, "no protection keys here (CPUID PKU and OSPKE): code cannot be made execute-only");
 }
 
-/* XOLOAD_TIMES: the clock at each step, for make bench's breakdown (xoload.h). */
-#define STEP(o, event) do { if ((o)->flags & XOF_TIMES) rt_time(event, NULL, rt_clock_ns()); } while (0)
+/*
+ * XOLOAD_TIMES: the clock at each step, for make bench's breakdown
+ * (xoload.h); runpath.c and the plan cache add theirs with rt_step().
+ * xo_start() reads the clock before and after relocating xoload.
+ */
+#define STEP(event) rt_step(event, NULL)
+static uint64_t t_entry, t_relocated;
 
 /* The steps of "xoload [OPTIONS] PROG [ARGS]", in order. */
 static void __attribute__((noreturn)) xoload(int argc, char **argv, char **envp)
@@ -232,10 +237,15 @@ static void __attribute__((noreturn)) xoload(int argc, char **argv, char **envp)
 	re = reexec_args(&argc, argv, nv);
 	if (re)
 		argv = re;
-	if (run_env(XOLOAD_TIMES_ENV))
+	if (run_env(XOLOAD_TIMES_ENV)) {
 		o.flags |= XOF_TIMES;
-	STEP(&o, "start");
+		rt_times = true;
+		rt_time("entry", NULL, t_entry);
+		rt_time("relocated", NULL, t_relocated);
+	}
+	STEP("start");
 	parse_options(argc, argv, envp, &o);
+	STEP("options");
 	if (o.prog >= argc)
 		die(2, "no program given (see --help)");
 	/* The kernel maps everything: nothing of xoload's own machinery applies. */
@@ -249,39 +259,43 @@ static void __attribute__((noreturn)) xoload(int argc, char **argv, char **envp)
 	rc = find_prog(argv[o.prog], prog_path, err, sizeof(err));
 	if (rc)
 		die_prog(rc, err, false);
+	STEP("found");
 	open_images(&prog, &interp, true);
-	STEP(&o, "validated");
 	if (o.argv0)
 		argv[o.prog] = (char *)o.argv0;
 	if (o.kernel) {
 		need_pkeys();
 		if (!o.kernel_plans) {
 			next_to_self(audit_path, XO_AUDIT_FROM_XOLOAD, XOLOAD_AUDIT_DEFAULT);
+			STEP("module found");
 			use_audit_module(prog.has_interp, false);
 		}
-		STEP(&o, "exec");
+		STEP("exec");
 		run_kernel_mode(argv + o.prog, envp, !o.kernel_plans);
 	}
 
 	plan_image(&prog, &pplan, &pnet, o.flags);
 	if (prog.has_interp)
 		plan_image(&interp, &iplan, &inet, o.flags);
-	STEP(&o, "planned");
 	refuse_privileged(&prog);
 	need_pkeys();
+	STEP("privileges");
 	if (o.audit && *o.audit)	/* --audit= is the default, as it was */
 		rt_strlcpy(audit_path, o.audit, sizeof(audit_path));
 	else
 		next_to_self(audit_path, XO_AUDIT_FROM_XOLOAD, XOLOAD_AUDIT_DEFAULT);
+	STEP("module found");
 	use_audit_module(prog.has_interp, o.flags & XOF_PERMISSIVE);
+	STEP("module checked");
 	use_hook(&prog, o.flags, o.audit && *o.audit);
 	map_and_protect(&prog, &pplan, &pnet, &interp, &iplan, &inet);
+	STEP("net");
 	prepare_handover(o.flags);	/* after: the gate's line says hook or module */
-	STEP(&o, "mapped");
+	STEP("prepared");
 	rt_close(prog.fd);
 	if (prog.has_interp)
 		rt_close(interp.fd);
-	STEP(&o, "handover");
+	STEP("handover");
 	handover(prog.has_interp ? interp.eh.e_entry + interp.bias : prog.eh.e_entry + prog.bias,
 		 argc - o.prog, argv + o.prog, envp, o.flags, &prog, prog.has_interp ? &interp : NULL);
 }
@@ -325,9 +339,13 @@ void xo_start(uint64_t *sp)
 	char **argv = (char **)(sp + 1);
 
 	run_kernel_plans_early(argc, argv, argv + argc + 1);	/* execve()s, or returns */
+	if (rt_env_in(argv + argc + 1, XOLOAD_TIMES_ENV))
+		t_entry = rt_clock_ns();
 	relocate_self();
 	/* Nothing that reads relocated data may move above the stores. */
 	__asm__ volatile("" ::: "memory");
+	if (t_entry)
+		t_relocated = rt_clock_ns();
 	xoload(argc, argv, argv + argc + 1);
 }
 

@@ -245,3 +245,11 @@ void rt_time(const char *event, const char *obj, uint64_t ns)
 	rt_put_dec(&l, ns);
 	rt_flush_fd(&l, 2);
 }
+
+bool rt_times;
+
+void rt_step(const char *event, const char *obj)
+{
+	if (rt_times)
+		rt_time(event, obj, rt_clock_ns());
+}

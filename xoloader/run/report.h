@@ -11,6 +11,7 @@
 #ifndef XOLOADER_RUN_REPORT_H
 #define XOLOADER_RUN_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,5 +57,11 @@ void rt_report_plan(const char *obj, const struct plan *p, uint64_t bias, enum r
 void rt_report_json_note(const char *obj, const char *why);
 /* XOLOAD_TIMES (xoload.h): "xoload: time: EVENT[ OBJ] NS" on stderr. */
 void rt_time(const char *event, const char *obj, uint64_t ns);
+/*
+ * XOLOAD_TIMES set (xoload and the module set this from it): rt_step()
+ * prints rt_time() of now.  Unset, a step costs a load and a branch.
+ */
+extern bool rt_times;
+void rt_step(const char *event, const char *obj);
 
 #endif

@@ -165,10 +165,46 @@ static bool is_executable_file(const char *path)
 	       !rt_syscall(RT_NR_access, path, RT_X_OK, 0);
 }
 
+/*
+ * PROG as execvp() finds it, into @out (PATH_MAX), without messages:
+ * find_prog()'s search, and run_kernel_plans_early()'s before xoload is
+ * relocated (string literals and system calls only).
+ */
+static bool find_prog_early(const char *name, const char *path, char *out)
+{
+	const char *p, *e, *c;
+	size_t n;
+
+	for (c = name; *c && *c != '/'; c++)
+		;
+	if (*c) {
+		if (rt_strlen(name) >= PATH_MAX)
+			return false;
+		rt_strlcpy(out, name, PATH_MAX);
+		return true;
+	}
+	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; ; p = e + 1) {
+		for (e = p; *e && *e != ':'; e++)
+			;
+		n = (size_t)(e - p);
+		if (n + 1 + rt_strlen(name) < PATH_MAX) {
+			for (c = p; c < e; c++)
+				out[c - p] = *c;
+			if (n)
+				out[n++] = '/';
+			rt_strlcpy(out + n, name, PATH_MAX - n);
+			if (is_executable_file(out))
+				return true;
+		}
+		if (!*e)
+			return false;
+	}
+}
+
 /* Find @name like execvp: on PATH when it has no slash. */
 int find_prog(const char *name, char *out, char *err, size_t errlen)
 {
-	const char *path = run_env("PATH"), *p, *e;
+	const char *p;
 
 	if (!*name) {
 		rt_fmt(err, errlen, "empty program name");
@@ -176,26 +212,13 @@ int find_prog(const char *name, char *out, char *err, size_t errlen)
 	}
 	for (p = name; *p && *p != '/'; p++)
 		;
-	if (*p) {
-		/* Cut short, it could name another program that exists. */
-		if (rt_strlen(name) >= PATH_MAX) {
-			rt_fmt(err, errlen, "%.*s...: File name too long", 64, name);
-			return 126;
-		}
-		rt_strlcpy(out, name, PATH_MAX);
+	/* Cut short, it could name another program that exists. */
+	if (*p && rt_strlen(name) >= PATH_MAX) {
+		rt_fmt(err, errlen, "%.*s...: File name too long", 64, name);
+		return 126;
+	}
+	if (find_prog_early(name, run_env("PATH"), out))
 		return 0;
-	}
-	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; ; p = e + 1) {
-		int n;
-
-		for (e = p; *e && *e != ':'; e++)
-			;
-		n = rt_fmt(out, PATH_MAX, "%.*s%s%s", (int)(e - p), p, e == p ? "" : "/", name);
-		if (n < PATH_MAX && is_executable_file(out))
-			return 0;
-		if (!*e)
-			break;
-	}
 	rt_fmt(err, errlen, "%s: command not found", name);
 	return 127;
 }
@@ -219,6 +242,9 @@ void die_prog(int code, const char *err, bool plan_only)
 	     "run it with xoload --kernel, see xoload(1))", err, parent);
 }
 
+/* PROG as open_images() opened it: prepare_handover() names that file. */
+static const struct image *opened_prog;
+
 void open_images(struct image *prog, struct image *interp, bool need_entry)
 {
 	static char err[PATH_MAX + 200], ierr[PATH_MAX + 100];
@@ -226,11 +252,14 @@ void open_images(struct image *prog, struct image *interp, bool need_entry)
 
 	if (rc)
 		die_prog(rc, err, !need_entry);
+	opened_prog = prog;
+	rt_step("validated", prog->path);
 	if (!prog->has_interp)
 		return;
 	rc = image_open(interp, prog->interp, ierr, sizeof(ierr));
 	if (rc)
 		dief(rc, "%s: bad interpreter: %s", prog_path, ierr);
+	rt_step("validated", interp->path);
 	if (interp->has_interp || interp->eh.e_type != ET_DYN)
 		dief(126, "%s: bad interpreter %s: not a shared object", prog_path, prog->interp);
 }
@@ -250,21 +279,31 @@ bool have_pkeys(void)
 	return (ecx & (1u << 3)) && (ecx & (1u << 4));
 }
 
-/* realpath(3) of an existing file: what the kernel says the open file is. */
-static bool resolve(const char *path, char *out)
+/* What the kernel says the file open on @fd is: its absolute path, resolved. */
+static bool fd_path(int fd, char *out)
 {
-	char fdlink[32];
-	long fd = rt_open(path, RT_O_PATH | RT_O_CLOEXEC), n;
+	char fdlink[48], num[24];
+	long n;
 
-	if (fd < 0)
-		return false;
-	rt_fmt(fdlink, sizeof(fdlink), "/proc/self/fd/%d", (int)fd);
+	rt_cat(fdlink, sizeof(fdlink), "/proc/self/fd/", rt_dec(num + sizeof(num) - 1, (unsigned int)fd), NULL);
 	n = rt_syscall(RT_NR_readlink, fdlink, out, PATH_MAX - 1);
-	rt_close((int)fd);
 	if (n <= 0 || n >= PATH_MAX - 1 || *out != '/')
 		return false;
 	out[n] = 0;
 	return true;
+}
+
+/* realpath(3) of an existing file. */
+static bool resolve(const char *path, char *out)
+{
+	long fd = rt_open(path, RT_O_PATH | RT_O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = fd_path((int)fd, out);
+	rt_close((int)fd);
+	return ok;
 }
 
 /*
@@ -287,7 +326,7 @@ void next_to_self(char *out, const char *rel, const char *dflt)
 				slash = c;
 		if (slash) {
 			*slash = 0;
-			rt_fmt(cand, sizeof(cand), "%s/%s", exe, rel);
+			rt_cat(cand, sizeof(cand), exe, "/", rel, NULL);
 			if (!rt_syscall(RT_NR_access, cand, RT_R_OK, 0) && resolve(cand, out))
 				return;
 		}
@@ -310,22 +349,20 @@ static bool audit_module_fits(const char *path, char *err, size_t errlen)
 {
 	static struct image mod;
 	static char why[PATH_MAX + 100];
-	char magic[SELFMAG];
-	long fd = rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK);
-	bool elf;
+	int rc = image_open_obj(&mod, path, false, why, sizeof(why));
 
-	if (fd < 0)
-		return true;	/* access() passed: ld.so will say what it is */
-	elf = rt_pread((int)fd, magic, sizeof(magic), 0) == SELFMAG && !rt_memcmp(magic, ELFMAG, SELFMAG);
-	rt_close((int)fd);
-	if (!elf)
+	if (mod.fd >= 0)
+		rt_close(mod.fd);
+	/*
+	 * One open: image_open_obj() read the ELF header before it refused
+	 * anything but a file it cannot open or that is no regular file.
+	 * Whatever does not start with the ELF magic (or could not be read)
+	 * goes to ld.so, which says what it is.
+	 */
+	if (!rc || rt_memcmp(mod.eh.e_ident, ELFMAG, SELFMAG))
 		return true;
-	if (image_open_obj(&mod, path, false, why, sizeof(why))) {
-		rt_fmt(err, errlen, "audit module %s", why);
-		return false;
-	}
-	rt_close(mod.fd);
-	return true;
+	rt_fmt(err, errlen, "audit module %s", why);
+	return false;
 }
 
 /*
@@ -338,7 +375,7 @@ void use_audit_module(bool dynamic, bool permissive)
 	static char err[2 * PATH_MAX + 200];
 	long r;
 
-	rt_fmt(audit_env, sizeof(audit_env), "LD_AUDIT=%s", audit_path);
+	rt_cat(audit_env, sizeof(audit_env), "LD_AUDIT=", audit_path, NULL);
 	if (!dynamic)
 		return;
 	r = rt_syscall(RT_NR_access, audit_path, RT_R_OK, 0);
@@ -362,6 +399,7 @@ void plan_image(struct image *im, struct plan *p, struct xoc_net *net, unsigned 
 
 	if (xoc_plan(im->fd, im->path, RT_PAGE_SIZE, p, &note))
 		dief(126, "%s: cannot be planned: %s", im->path, p->err);
+	rt_step("planned", im->path);
 	for (i = 0; net && i < xoc_last_net()->n; i++)
 		net->r[i] = xoc_last_net()->r[i];
 	if (net)
@@ -462,6 +500,7 @@ void map_and_protect(struct image *prog, struct plan *pplan, const struct xoc_ne
 	}
 	if ((rc = (int)rt_apply(pplan, prog->bias)) || (prog->has_interp && (rc = (int)rt_apply(iplan, interp->bias))))
 		dief(126, "mprotect(PROT_EXEC): %s", rt_strerror(-rc));
+	rt_step("applied", NULL);
 	if (!net)
 		return;
 	xonet_add(prog->path, prog->bias, pplan, pnet);
@@ -480,25 +519,30 @@ void prepare_handover(unsigned int flags)
 	static char abs[PATH_MAX];
 	int m;
 
-	/* Resolved as realpath(3) would; without /proc, absolute at least. */
-	if (resolve(prog_path, abs))
-		rt_fmt(prog_env, sizeof(prog_env), "%s=%s", XOLOAD_PROG_ENV, abs);
+	/*
+	 * Resolved as realpath(3) would, from the descriptor PROG is open on
+	 * (one open less; the file that is mapped); without /proc, absolute
+	 * at least.
+	 */
+	if (opened_prog && opened_prog->fd >= 0 ? fd_path(opened_prog->fd, abs) : resolve(prog_path, abs))
+		rt_cat(prog_env, sizeof(prog_env), XOLOAD_PROG_ENV "=", abs, NULL);
 	else if (*prog_path == '/')
-		rt_fmt(prog_env, sizeof(prog_env), "%s=%s", XOLOAD_PROG_ENV, prog_path);
+		rt_cat(prog_env, sizeof(prog_env), XOLOAD_PROG_ENV "=", prog_path, NULL);
 	else if (rt_syscall(RT_NR_getcwd, abs, sizeof(abs), 0) > 0 && *abs == '/')
-		rt_fmt(prog_env, sizeof(prog_env), "%s=%s/%s", XOLOAD_PROG_ENV, abs, prog_path);
+		rt_cat(prog_env, sizeof(prog_env), XOLOAD_PROG_ENV "=", abs, "/", prog_path, NULL);
 	gate.permissive = !!(flags & XOF_PERMISSIVE);
-	m = hook_flags ? rt_fmt(gate.msg, sizeof(gate.msg),
-				flags & XOF_PERMISSIVE ?
-				"xoload: warning: ld.so never called xoload's hook (XOLOAD_HOOK, _dl_debug_state): "
-				"the libraries' code is readable (--permissive)\n" :
-				"xoload: ld.so never called xoload's hook (XOLOAD_HOOK, _dl_debug_state): %s not run\n",
-				prog_path) :
-		rt_fmt(gate.msg, sizeof(gate.msg),
-		   flags & XOF_PERMISSIVE ?
-		   "xoload: warning: audit module %s did not run: the libraries' code is readable (--permissive)\n" :
-		   "xoload: audit module %s did not run (ld.so could not load it): %s not run\n",
-		   audit_path, prog_path);
+	if (hook_flags && (flags & XOF_PERMISSIVE))
+		m = rt_cat(gate.msg, sizeof(gate.msg), "xoload: warning: ld.so never called xoload's hook ",
+			   "(XOLOAD_HOOK, _dl_debug_state): the libraries' code is readable (--permissive)\n", NULL);
+	else if (hook_flags)
+		m = rt_cat(gate.msg, sizeof(gate.msg), "xoload: ld.so never called xoload's hook ",
+			   "(XOLOAD_HOOK, _dl_debug_state): ", prog_path, " not run\n", NULL);
+	else if (flags & XOF_PERMISSIVE)
+		m = rt_cat(gate.msg, sizeof(gate.msg), "xoload: warning: audit module ", audit_path,
+			   " did not run: the libraries' code is readable (--permissive)\n", NULL);
+	else
+		m = rt_cat(gate.msg, sizeof(gate.msg), "xoload: audit module ", audit_path,
+			   " did not run (ld.so could not load it): ", prog_path, " not run\n", NULL);
 	gate.msglen = m > 0 && (size_t)m < sizeof(gate.msg) ? (size_t)m : sizeof(gate.msg) - 1;
 	/* One line: a newline in a path would make it two. */
 	for (m = 0; (size_t)m + 1 < gate.msglen; m++)
@@ -658,6 +702,7 @@ void run_kernel_mode(char **argv, char **envp, bool module)
 		 * code is refused otherwise; a kernel without the strict level
 		 * refuses the flag (EINVAL), and does not need it.
 		 */
+		rt_step("env", NULL);
 		level = xonly_exec_level();
 		r = -RT_EINVAL;
 		if (module)
@@ -667,41 +712,10 @@ void run_kernel_mode(char **argv, char **envp, bool module)
 		if (r)
 			dief(126, "%s: prctl(PR_SET_XONLY): %s (EINVAL: this kernel has no xonly exec mode, see xonly(7))",
 			     module ? "--kernel" : "--kernel-plans", rt_strerror((int)-r));
+		rt_step("prctl", NULL);
 		r = rt_syscall(RT_NR_execve, prog_path, argv, module ? env : envp);
 	}
 	dief(r == -RT_ENOENT ? 127 : 126, "%s: %s", prog_path, rt_strerror((int)-r));
-}
-
-/* PROG as execvp() finds it, into @out (PATH_MAX): find_prog() without its messages. */
-static bool find_prog_early(const char *name, const char *path, char *out)
-{
-	const char *p, *e, *c;
-	size_t n;
-
-	for (c = name; *c && *c != '/'; c++)
-		;
-	if (*c) {
-		if (rt_strlen(name) >= PATH_MAX)
-			return false;
-		rt_strlcpy(out, name, PATH_MAX);
-		return true;
-	}
-	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; ; p = e + 1) {
-		for (e = p; *e && *e != ':'; e++)
-			;
-		n = (size_t)(e - p);
-		if (n + 1 + rt_strlen(name) < PATH_MAX) {
-			for (c = p; c < e; c++)
-				out[c - p] = *c;
-			if (n)
-				out[n++] = '/';
-			rt_strlcpy(out + n, name, PATH_MAX - n);
-			if (is_executable_file(out))
-				return true;
-		}
-		if (!*e)
-			return false;
-	}
 }
 
 /*

@@ -341,29 +341,63 @@ static int timed_events(const char *prog, bool cache, bool hook, struct run_ev *
 /* What the interval that ends at event @to is, in words. */
 static const char *phase_name(const char *to, char *buf, size_t len)
 {
+	/* An event with an object ("validated PATH") matches its word and names the object. */
 	static const char *const words[][2] = {
-		{ "start", "fork + exec of xoload (freestanding: no libc to start)" },
-		{ "validated", "find PROG, validate it and ld.so (ELF and program headers)" },
-		{ "planned", "plan PROG and ld.so (the plan cache, else rtplan: .eh_frame, gaps)" },
-		{ "mapped", "map them, mprotect(PROT_EXEC) the code" },
-		{ "handover", "audit module check, XOLOAD_PROG, the gate" },
-		{ "module", "ld.so: starts, loads the audit module, first la_objopen" },
-		{ "hook", "ld.so: starts, maps and relocates the libraries, calls the hook" },
+		/* xoload (run/preload.c, runpath.c, load.c, plancache.c) */
+		{ "entry", "fork + exec of xoload (freestanding: no libc to start)" },
+		{ "relocated", "xoload relocates itself (R_X86_64_RELATIVE)" },
+		{ "start", "environment, auxv, the plan cache's settings" },
+		{ "options", "the options" },
+		{ "found", "find PROG (PATH)" },
+		{ "validated", "open and validate %s (ELF header, program headers)" },
+		{ "cache dir", "plan cache: the directory chain is root's (once)" },
+		{ "cache fstat", "plan cache: fstat the object, name its entry" },
+		{ "cache open", "plan cache: open the entry" },
+		{ "cache read", "plan cache: fstat and read the entry" },
+		{ "planned", "plan %s: check the entry, decode the plan (a miss: rtplan)" },
+		{ "privileges", "set-ID and capabilities, protection keys" },
+		{ "module found", "find the audit module next to xoload (/proc/self/exe)" },
+		{ "module checked", "validate the audit module" },
+		{ "prepared", "XOLOAD_PROG, the gate's message, comm" },
+		{ "reserved", "reserve the address range of %s" },
+		{ "mapped", "map the segments of %s" },
+		{ "applied", "mprotect(PROT_EXEC): the code pages of the plans" },
+		{ "net", "the safety net's table" },
+		{ "handover", "close the files" },
+		{ "exec", "--kernel: validate the audit module" },
+		{ "env", "--kernel: the environment (LD_AUDIT)" },
+		{ "prctl", "--kernel: prctl(PR_SET_XONLY)" },
+		/* the audit module (run/audit.c) */
+		{ "la_version", "ld.so starts and loads the audit module, until la_version" },
+		{ "stack found", "ld.so until the first la_objopen; the module finds the initial stack" },
+		{ "cache setup", "module: its directory, the plan cache's settings" },
+		{ "mode", "module: the kernel's xonly level" },
+		{ "module", "module: the gate, the safety net" },
+		{ "objopen", "ld.so maps %s, until its la_objopen" },
+		/* XOLOAD_HOOK=1 (run/hook.c) */
+		{ "hook", "ld.so starts, maps and relocates the libraries, calls the hook" },
+		{ "hooked", "the hook, until it plans %s" },
+		/* both: run/objprotect.c */
+		{ "opened", "la_objopen or the hook: open the object's file" },
+		{ "same object", "la_objopen or the hook: is it the file ld.so mapped (sameobj)" },
+		{ "carved", "la_objopen: --kernel: data in text readable again (pkey_mprotect)" },
+		{ "protected", "la_objopen or the hook: the safety net, the report for %s" },
 		{ "exit", "the rest: ld.so relocates, constructors, PROG, exit, our wait" },
 	};
-	size_t i;
+	const char *obj = "";
+	size_t i, n;
 
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (!strcmp(to, words[i][0]))
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		n = strlen(words[i][0]);
+		if (strncmp(to, words[i][0], n) || (to[n] && to[n] != ' '))
+			continue;
+		obj = to[n] ? to + n + 1 : "";
+		if (!strstr(words[i][1], "%s"))
 			return words[i][1];
-	if (!strncmp(to, "objopen ", 8))
-		snprintf(buf, len, "ld.so maps %s, until its la_objopen", to + 8);
-	else if (!strncmp(to, "hooked ", 7))
-		snprintf(buf, len, "the hook, until it plans %s", to + 7);
-	else if (!strncmp(to, "protected ", 10))
-		snprintf(buf, len, "la_objopen or the hook: plan (the cache, else rtplan) and protect %s", to + 10);
-	else
-		snprintf(buf, len, "until %s", to);
+		snprintf(buf, len, words[i][1], *obj ? obj : "it");
+		return buf;
+	}
+	snprintf(buf, len, "until %s", to);
 	return buf;
 }
 
