@@ -45,7 +45,8 @@ ok $? "a child of a hooked bash: run under xoload again, as without the hook ($o
 XOLOAD_TIMES=1 /xonly/tests/xoload/xo_probe >$D/probe 2>&1; st=$?
 grep -v '^xoload: time: ' $D/probe | sed 's/^/#   /'
 [ "$st" = 0 ] && [ "$(grep -c '^ok' $D/probe)" -ge 10 ] && ! grep -q '^not ok' $D/probe &&
-	grep -q '^xoload: time: protected .*/libxoprobe.so ' $D/probe && ! grep -q '^xoload: time: module' $D/probe
+	grep -q '^xoload: time: protected .*/libxoprobe.so ' $D/probe && grep -q '^xoload: time: hook [0-9]*$' $D/probe &&
+	! grep -q '^xoload: time: module [0-9]*$' $D/probe
 ok $? "xo_probe hooked (the hook protected its dlopen()ed library): main, libc, ld.so and that library execute-only (status $st)"
 
 out=$($XO $L/hookprobe reopen 40 $L/libxoprobe.so 2>&1); st=$?
@@ -76,8 +77,8 @@ ldcase name "without the name _dl_debug_state" " exports no _dl_debug_state or _
 # out of its sight, so the module does the job (its XOLOAD_TIMES event).
 $L/ldpatch old /lib64/ld-linux-x86-64.so.2 /tmp/xo-hook-ld.so
 out=$(XOLOAD_TIMES=1 $XO $L/hello-ldtmp 2>&1); st=$?
-[ "$st" = 0 ] && echo "$out" | grep -qx hello && echo "$out" | grep -q "^xoload: time: module " &&
-	! echo "$out" | grep -q "^xoload: time: hook "
+[ "$st" = 0 ] && echo "$out" | grep -qx hello && echo "$out" | grep -q '^xoload: time: module [0-9]*$' &&
+	! echo "$out" | grep -q '^xoload: time: hook [0-9]*$'
 ok $? "an ld.so without __rseq_offset (older than 2.35): the module, not the hook (status $st)"
 rm -f /tmp/xo-hook-ld.so
 
