@@ -75,9 +75,6 @@ uint32_t xo_protect_object(const struct xo_objprotect *o, const char *path, long
 	const char *note = NULL;
 
 	rt_step("opened", NULL);
-	if (fd >= 0 && !mapped_file(o, fd, path, name, bias, ld))
-		return 0;
-	rt_step("same object", NULL);
 	if (fd < 0 || xoc_plan((int)fd, name, 4096, &p, &note)) {
 		if (fd >= 0)
 			rt_close((int)fd);
@@ -87,8 +84,17 @@ uint32_t xo_protect_object(const struct xo_objprotect *o, const char *path, long
 		xo_say(name, ": warning: cannot be planned: its code stays readable (--permissive)");
 		return 0;
 	}
-	rt_close((int)fd);
 	rt_step("planned", NULL);
+	/*
+	 * Planned first: a plan that changes nothing in memory (no page
+	 * execute-only, nothing to carve) needs no identity check, and that
+	 * is what a text-relocated (DT_TEXTREL) object gets, whose code bytes
+	 * the check would find relocated at the hook's startup call.
+	 */
+	if ((o->kernel_mode || rtplan_xo_pages(&p, 4096)) && !mapped_file(o, fd, path, name, bias, ld))
+		return 0;
+	rt_close((int)fd);
+	rt_step("same object", NULL);
 	if (note && (o->flags & XOF_REPORT)) {
 		static char l[PATH_MAX_ + 300];
 

@@ -144,7 +144,7 @@ static bool same_segments(int fd, const Elf64_Phdr *ph, int phnum, uint64_t bias
 	return true;
 }
 
-int xo_same_object(int fd, uint64_t bias, uint64_t ld, const char **why)
+static int same_object(int fd, uint64_t bias, uint64_t ld, const char **why)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)head;
 	const Elf64_Phdr *ph, *hdr = NULL, *dyn = NULL;
@@ -194,4 +194,18 @@ int xo_same_object(int fd, uint64_t bias, uint64_t ld, const char **why)
 	}
 	*why = "it has no build-id and its contents differ from the file's";
 	return same_segments(fd, ph, phnum, bias) ? 0 : -1;
+}
+
+/*
+ * The buffers held file bytes, code among them (a -z noseparate-code
+ * first page, the read-only segments of an object without build-id): a
+ * copy of an execute-only object's code must not stay in readable memory.
+ */
+int xo_same_object(int fd, uint64_t bias, uint64_t ld, const char **why)
+{
+	int r = same_object(fd, bias, ld, why);
+
+	rt_memzero(head, sizeof(head));
+	rt_memzero(buf, sizeof(buf));
+	return r;
 }
