@@ -52,8 +52,8 @@ help:
 	@echo 'variables: KVER=6.1|6.12  PATCHES=kernel/patches|none  KSRC=tree-or-tarball'
 	@echo '           XONLY_ACCEL=tcg|kvm (default: kvm -cpu host where /dev/kvm and PKU are there, else tcg -cpu max)'
 	@echo '           T=pattern (run only tests whose path matches)'
-	@echo '           XONLY_ON=0 XONLY_STRICT=0 XONLY_LEARN=0 NOPKU=0 XOLOAD_HOOK_BOOT=0 (make check: leave the'
-	@echo '           xonly=on, the xonly=strict, the xonly=learn, the nopku, the xonly.hook=1 boot out)'
+	@echo '           XONLY_ON=0 XONLY_STRICT=0 XONLY_LEARN=0 NOPKU=0 XOLOAD_MODULE_BOOT=0 (make check: leave the'
+	@echo '           xonly=on, the xonly=strict, the xonly=learn, the nopku, the xonly.hook=0 boot out)'
 	@echo '           PREFIX DESTDIR BINDIR LIBDIR LIBEXECDIR MANDIR INCLUDEDIR (make install)'
 	@echo '           SURVEY_DIRS=$(SURVEY_DIRS) (make survey, make bench)  FUZZ_N FUZZ_SEED (make fuzz)'
 	@echo 'environment: XONLY_CACHE (kernel cache, ~/.cache/xonly)  XONLY_WORK (unpacked trees,'
@@ -192,7 +192,9 @@ XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDI
               $(XO_LIBDIR)/libpkrugadgets.so $(XO_LIBDIR)/datatext $(XO_LIBDIR)/libdatatext.so \
               $(XO_LIBDIR)/selfexec $(XO_LIBDIR)/cryptoprobe $(XO_LIBDIR)/programs.sh $(XO_LIBDIR)/execthrough \
               $(XO_LIBDIR)/netprobe $(XO_LIBDIR)/netprobe-static $(XO_LIBDIR)/xocachetest \
-              $(XO_LIBDIR)/xoaudit-othernet.so $(XO_LIBDIR)/hookprobe $(XO_LIBDIR)/ldpatch $(XO_LIBDIR)/hello-ldtmp
+              $(XO_LIBDIR)/xoaudit-othernet.so $(XO_LIBDIR)/hookprobe $(XO_LIBDIR)/ldpatch $(XO_LIBDIR)/hello-ldtmp \
+              $(XO_LIBDIR)/libtextrel-nobid.so $(XO_LIBDIR)/textrel-nobid-user $(XO_LIBDIR)/libcodecopy.so \
+              $(XO_LIBDIR)/codecopy $(XO_LIBDIR)/denyexecmod
 # Dynamically linked guest programs: the image has glibc's ld.so and libc.
 XO_DYN     := -Wl,-Bstatic -lcapstone -Wl,-Bdynamic
 
@@ -283,7 +285,7 @@ $(XO_LIBDIR)/datatext: tests/xoload/lib/datatext.c tests/xoload/lib/datatext.S $
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< tests/xoload/lib/datatext.S $(TEST_LIB) $(XO_DYN)
 
-# XOLOAD_HOOK's tests (tests/xoload/hook.sh): a probe, an ld.so patcher, and
+# The hook's tests (tests/xoload/hook.sh): a probe, an ld.so patcher, and
 # hello with its interpreter in /tmp, where hook.sh puts a patched ld.so.
 $(XO_LIBDIR)/hookprobe: tests/xoload/lib/hookprobe.c $(TEST_LIB) $(HDRS)
 	@mkdir -p $(@D)
@@ -296,6 +298,20 @@ $(XO_LIBDIR)/ldpatch: tests/xoload/lib/ldpatch.c
 $(XO_LIBDIR)/hello-ldtmp: tests/xoload/lib/hello.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Wl,--dynamic-linker=/tmp/xo-hook-ld.so -o $@ $<
+
+# A library whose code the identity check compares through a buffer (no
+# build-id), and a program that looks for a copy of that code.
+$(XO_LIBDIR)/libcodecopy.so: tests/xoload/lib/libcodecopy.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -fPIC -Wl,--build-id=none -o $@ $<
+
+$(XO_LIBDIR)/codecopy: tests/xoload/lib/codecopy.c $(XO_LIBDIR)/libcodecopy.so
+	$(CC) $(CFLAGS) -o $@ $< -L$(XO_LIBDIR) -lcodecopy -Wl,-rpath,/xonly/lib/xoload
+
+# mprotect(4096, PROT_READ|PROT_EXEC) refused, as SELinux without execmod refuses it.
+$(XO_LIBDIR)/denyexecmod: tests/xoload/lib/denyexecmod.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -static -o $@ $<
 
 # The safety net's deliberately wrong plans (tests/xoload/net.sh): a table
 # in .text read by the program's own code, and xocachetest to forge them.
@@ -358,6 +374,15 @@ $(XO_LIBDIR)/libtextrel.so: tests/xoload/lib/textrel.c
 
 $(XO_LIBDIR)/textrel-user: tests/xoload/lib/textrel-user.c $(XO_LIBDIR)/libtextrel.so
 	$(CC) $(CFLAGS) -o $@ $< -L$(XO_LIBDIR) -ltextrel -Wl,-rpath,/xonly/lib/xoload
+
+# The same without build-id: the identity check would compare its relocated
+# code with the file (hook.sh).
+$(XO_LIBDIR)/libtextrel-nobid.so: tests/xoload/lib/textrel.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fno-pic -mcmodel=large -shared -Wl,-z,notext -Wl,--build-id=none -o $@ $<
+
+$(XO_LIBDIR)/textrel-nobid-user: tests/xoload/lib/textrel-user.c $(XO_LIBDIR)/libtextrel-nobid.so
+	$(CC) $(CFLAGS) -o $@ $< -L$(XO_LIBDIR) -ltextrel-nobid -Wl,-rpath,/xonly/lib/xoload
 
 # make bench: startup and steady-state ratios, native vs under xoload.
 XO_BENCH   := $(BUILD)/guest/bench.d/xoload

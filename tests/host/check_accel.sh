@@ -42,7 +42,7 @@ run() {
 	local accel=$1 cpu=$2 out st last name
 	shift 2
 	rm -rf "$tmp/build/results"
-	out=$(cd "$tmp" && env PATH="$tmp/bin:$PATH" XONLY_ON=0 XONLY_STRICT=0 XONLY_LEARN=0 NOPKU=0 XOLOAD_HOOK_BOOT=0 "$@" scripts/check 6.1 2>"$tmp/err"); st=$?
+	out=$(cd "$tmp" && env PATH="$tmp/bin:$PATH" XONLY_ON=0 XONLY_STRICT=0 XONLY_LEARN=0 NOPKU=0 XOLOAD_MODULE_BOOT=0 "$@" scripts/check 6.1 2>"$tmp/err"); st=$?
 	last=$(printf '%s\n' "$out" | tail -n 1)
 	[ "$st" = 0 ] && [ "$last" = "3 passed, 0 failed, 1 skipped" ]
 	ok $? "$accel: scripts/check 6.1 passes, its last line the totals: '$last' (status $st$([ -s "$tmp/err" ] && [ "$st" != 0 ] && printf '; %s' "$(tail -n 3 "$tmp/err")"))"
@@ -93,7 +93,7 @@ ok $? "bench on KVM: the header says kvm and the host CPU model (status $st): $(
 
 # A forced kvm that cannot be had ends scripts/check with the reason, before any VM.
 rm -rf "$tmp/build/results" "$tmp/build/vm-6.1-xonly.log"
-(cd "$tmp" && env PATH="$tmp/bin:$PATH" XONLY_ON=0 XONLY_STRICT=0 XONLY_LEARN=0 NOPKU=0 XOLOAD_HOOK_BOOT=0 XONLY_ACCEL=kvm XONLY_KVM_DEV="$tmp/none" \
+(cd "$tmp" && env PATH="$tmp/bin:$PATH" XONLY_ON=0 XONLY_STRICT=0 XONLY_LEARN=0 NOPKU=0 XOLOAD_MODULE_BOOT=0 XONLY_ACCEL=kvm XONLY_KVM_DEV="$tmp/none" \
 	scripts/check 6.1 >"$tmp/out" 2>"$tmp/err"); st=$?
 [ "$st" != 0 ] && grep -q "XONLY_ACCEL=kvm: $tmp/none is not usable" "$tmp/err" && ! grep -q qemu-args "$tmp/out"
 ok $? "XONLY_ACCEL=kvm without a kvm device: scripts/check fails with the reason, no VM (status $st)"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hook.c - XOLOAD_HOOK=1: ld.so's debugger hook in place of the audit module.
+ * hook.c - ld.so's debugger hook in place of the audit module (xoload's
+ * default; XOLOAD_HOOK=0 asks for the module, XOLOAD_HOOK=1 for the hook or an error).
  *
  * Why: an LD_AUDIT module, even one that does nothing, costs a quarter of a
  * small program's start under TCG (hello 21.6 ms natively, 26.6 ms with a
@@ -35,7 +36,7 @@
  * which re-executes them under xoload, with XOLOAD_HOOK still set.
  *
  * Fail closed: ld.so's _dl_debug_state or _r_debug not found, or not the
- * shape above, refuses to run (126).  If ld.so never calls the hook, the
+ * shape above, gets the module, or with XOLOAD_HOOK=1 refuses to run (126).  If ld.so never calls the hook, the
  * gate (xoload.h) stops PROG before its entry (the startup libraries'
  * constructors have run by then, readable).  An ld.so older than glibc
  * 2.35 (dlmopen() namespaces outside the r_next chain) and a process under
@@ -70,6 +71,15 @@ static char **hook_envp;	/* PROG's environment, on its initial stack */
 static bool started;
 static struct seen seen[HOOK_MAX], next[HOOK_MAX];
 static int nseen;
+/*
+ * ld.so calls the hook under its load lock, but _dl_debug_state is
+ * public (r_debug.r_brk): a program may call it from another thread at
+ * the same time, or from a signal handler that interrupted it.  The
+ * tables above and objprotect's plan are shared, so one caller at a time
+ * (the tid of the one inside, 0 if none); a call from inside itself stops
+ * the program.
+ */
+static long hook_owner;
 
 void hook_debug_state(void);
 
@@ -137,6 +147,18 @@ static uint32_t protect_new(const struct link_map *m)
  * (dlclose) drop out of the table, so that a new object that ld.so maps at
  * the same address with the same link map is protected again.
  */
+static void hook_enter(void)
+{
+	long tid = rt_syscall(RT_NR_gettid, 0, 0, 0), none = 0;
+
+	if (__atomic_load_n(&hook_owner, __ATOMIC_RELAXED) == tid)
+		xo_refuse("ld.so's hook (_dl_debug_state) ", "called again from within itself: not run");
+	while (!__atomic_compare_exchange_n(&hook_owner, &none, tid, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		none = 0;
+		rt_syscall(RT_NR_sched_yield, 0, 0, 0);
+	}
+}
+
 __attribute__((used)) void hook_debug_state(void)
 {
 	struct r_debug_extended *r;
@@ -144,6 +166,7 @@ __attribute__((used)) void hook_debug_state(void)
 	int n = 0, i;
 	bool base = true;
 
+	hook_enter();
 	for (r = rdebug; r; r = r->base.r_version >= 2 ? r->r_next : NULL, base = false) {
 		bool consistent = r->base.r_state == RT_CONSISTENT, first = true;
 
@@ -173,6 +196,7 @@ __attribute__((used)) void hook_debug_state(void)
 		seen[i] = next[i];
 	nseen = n;
 	xonet_settle();
+	__atomic_store_n(&hook_owner, 0, __ATOMIC_RELEASE);
 }
 
 /* Bytes of the padding assemblers put between functions (multi-byte NOPs, int3). */
@@ -228,14 +252,14 @@ static const Elf64_Phdr *segment_of(const struct image *im, uint64_t a, uint64_t
 /* PR_GET_MDWE (Linux 6.3+): memory-deny-write-execute refuses the R+X that the patch gives back. */
 #define PR_GET_MDWE_	66
 
-int hook_install(const struct image *prog, const struct image *interp, const struct plan *iplan, uint64_t vdso,
-		 unsigned long flags, bool net_on, char *err, size_t errlen)
+int hook_install(const struct image *prog, const struct image *interp, uint64_t vdso, unsigned long flags,
+		 bool net_on, bool required, char *err, size_t errlen)
 {
 	uint64_t lo = interp->bias + interp->lo, hi = interp->bias + interp->hi;
-	const Elf64_Phdr *dyn = NULL;
+	const Elf64_Phdr *dyn = NULL, *text;
 	const Elf64_Sym *ds, *rd;
 	const Elf64_Dyn *d;
-	uint64_t a, page, target = (uint64_t)&hook_debug_state;
+	uint64_t a, page, off, target = (uint64_t)&hook_debug_state;
 	uint8_t patch[PATCH_LEN] = { 0x49, 0xbb };	/* then the address, then 0x41 0xff 0xe3 */
 	volatile uint8_t *code;
 	const char *why;
@@ -245,6 +269,8 @@ int hook_install(const struct image *prog, const struct image *interp, const str
 		if (interp->ph[i].p_type == PT_DYNAMIC)
 			dyn = &interp->ph[i];
 	if (!dyn || !segment_of(interp, interp->bias + dyn->p_vaddr, dyn->p_memsz, PF_R)) {
+		if (!required)
+			return HOOK_USE_MODULE;
 		rt_fmt(err, errlen, "XOLOAD_HOOK: %s has no readable dynamic section", interp->path);
 		return 126;
 	}
@@ -260,12 +286,16 @@ int hook_install(const struct image *prog, const struct image *interp, const str
 	ds = xo_dyn_symbol(interp->bias, d, "_dl_debug_state", lo, hi);
 	rd = xo_dyn_symbol(interp->bias, d, "_r_debug", lo, hi);
 	if (!ds || !rd) {
+		if (!required)
+			return HOOK_USE_MODULE;
 		rt_fmt(err, errlen, "XOLOAD_HOOK: %s exports no _dl_debug_state or _r_debug", interp->path);
 		return 126;
 	}
 	a = interp->bias + ds->st_value;
-	if (!segment_of(interp, a, 16, PF_R | PF_X) ||
+	if (!(text = segment_of(interp, a, 16, PF_R | PF_X)) ||
 	    !segment_of(interp, interp->bias + rd->st_value, sizeof(struct r_debug), PF_R | PF_W)) {
+		if (!required)
+			return HOOK_USE_MODULE;
 		rt_fmt(err, errlen, "XOLOAD_HOOK: %s: _dl_debug_state or _r_debug is not where it should be",
 		       interp->path);
 		return 126;
@@ -279,27 +309,41 @@ int hook_install(const struct image *prog, const struct image *interp, const str
 	page = a & ~(uint64_t)4095;
 	/* Readable only so: under the kernel's xonly mode ld.so's code is execute-only already. */
 	if (rt_mprotect(page, 4096, RT_PROT_READ | RT_PROT_WRITE)) {
+		if (!required)
+			return HOOK_USE_MODULE;
 		rt_fmt(err, errlen, "XOLOAD_HOOK: %s: cannot write to its code", interp->path);
 		return 126;
 	}
 	why = check_slot(ds, a);
-	if (why) {
+	if (why && required) {
 		rt_fmt(err, errlen, "XOLOAD_HOOK: %s: %s", interp->path, why);
 		return 126;	/* xoload exits: the page's protection does not matter */
+	}
+	if (why) {
+		/* Unwritten: the R+X it was mapped with back, and rt_apply() does the rest. */
+		if (rt_mprotect(page, 4096, RT_PROT_READ | RT_PROT_EXEC)) {
+			rt_fmt(err, errlen, "XOLOAD_HOOK: %s: cannot restore its code's protection", interp->path);
+			return 126;
+		}
+		return HOOK_USE_MODULE;
 	}
 	code = (volatile uint8_t *)a;
 	for (i = 0; i < PATCH_LEN; i++)
 		code[i] = patch[i];
 	/*
-	 * The R+X back, unless the plan makes the page execute-only anyway
-	 * (rt_apply() next: one mprotect() less on every start).
+	 * The R+X back; rt_apply() then makes the page execute-only where the
+	 * plan says.  A policy that refuses execute permission to code written
+	 * to (SELinux without execmod) refuses this: the file's page, unpatched,
+	 * is mapped in its place, and the module does the job.
 	 */
-	for (i = 0; i < iplan->n; i++)
-		if (iplan->r[i].xo && page >= interp->bias + iplan->r[i].start && page < interp->bias + iplan->r[i].end)
-			break;
-	if (i == iplan->n && rt_mprotect(page, 4096, RT_PROT_READ | RT_PROT_EXEC)) {
-		rt_fmt(err, errlen, "XOLOAD_HOOK: %s: cannot restore its code's protection", interp->path);
-		return 126;
+	if (rt_mprotect(page, 4096, RT_PROT_READ | RT_PROT_EXEC)) {
+		off = text->p_offset + (page - (interp->bias + text->p_vaddr));
+		if (required || rt_mmap(page, 4096, RT_PROT_READ | RT_PROT_EXEC, RT_MAP_PRIVATE | RT_MAP_FIXED, interp->fd,
+					off) != (long)page) {
+			rt_fmt(err, errlen, "XOLOAD_HOOK: %s: cannot restore its code's protection", interp->path);
+			return 126;
+		}
+		return HOOK_USE_MODULE;
 	}
 	rdebug = (struct r_debug_extended *)(interp->bias + rd->st_value);
 	prog_bias = prog->bias;

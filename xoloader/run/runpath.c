@@ -460,20 +460,25 @@ void run_no_net(void)
 	no_net_env = !run_env(XOLOAD_NO_NET_ENV);
 }
 
-/* XOLOAD_HOOK: the flags for the hook (XOF_PRESENT set), or 0: the audit module (also after HOOK_USE_MODULE). */
+/* The hook: the flags for it (XOF_PRESENT set), or 0: the audit module (also after HOOK_USE_MODULE). */
 static unsigned long hook_flags;
+/* XOLOAD_HOOK=1: an ld.so the hook does not fit is refused, not given the module. */
+static bool hook_required;
 
 bool use_hook(const struct image *prog, unsigned int flags, bool audit_given)
 {
 	const char *h = run_env(XOLOAD_HOOK_ENV), *a = run_env("LD_AUDIT");
 
+	if (h && *h && rt_strcmp(h, "0") && rt_strcmp(h, "1"))
+		die(2, "XOLOAD_HOOK: must be 0 (the audit module), 1 (the hook) or unset (see --help)");
+	hook_required = h && !rt_strcmp(h, "1");
 	/*
 	 * Another audit module than ours needs ld.so's audit interface
 	 * anyway, and --report/--scan are the module's; at the kernel's
 	 * strict level no code may be made writable, so ld.so's cannot be
 	 * patched: then the module.
 	 */
-	if (!h || rt_strcmp(h, "1") || !prog->has_interp || audit_given || (flags & (XOF_REPORT | XOF_SCAN)) ||
+	if ((h && !rt_strcmp(h, "0")) || !prog->has_interp || audit_given || (flags & (XOF_REPORT | XOF_SCAN)) ||
 	    (a && rt_strcmp(a, audit_path)) ||
 	    rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0) == XONLY_PR_XONLY_STRICT)
 		return false;
@@ -492,7 +497,7 @@ void map_and_protect(struct image *prog, struct plan *pplan, const struct xoc_ne
 		die(rc, err);
 	/* ld.so's code is patched before it is made execute-only. */
 	if (hook_flags) {
-		rc = hook_install(prog, interp, iplan, run_auxval(AT_SYSINFO_EHDR), hook_flags, net, err, sizeof(err));
+		rc = hook_install(prog, interp, run_auxval(AT_SYSINFO_EHDR), hook_flags, net, hook_required, err, sizeof(err));
 		if (rc == HOOK_USE_MODULE)
 			hook_flags = 0;
 		else if (rc)

@@ -69,12 +69,15 @@ void plan_image(struct image *im, struct plan *p, struct xoc_net *net, unsigned 
 /* Refuse a set-user-ID, set-group-ID or capability-carrying PROG. */
 void refuse_privileged(const struct image *im);
 /*
- * XOLOAD_HOOK=1 (hook.h): ld.so calls xoload's hook in place of loading the
- * audit module, for a dynamically linked PROG without --audit=, --report,
- * --scan or another LD_AUDIT module, not at the kernel's strict level.
- * True if so; map_and_protect() then installs it, or leaves the job to the
- * module (ld.so older than glibc 2.35, memory-deny-write-execute).  Call
- * after use_audit_module(), and prepare_handover() after map_and_protect().
+ * The default (hook.h; XOLOAD_HOOK=0 asks for the module): ld.so calls
+ * xoload's hook in place of loading the audit module, for a dynamically
+ * linked PROG without --audit=, --report, --scan or another LD_AUDIT
+ * module, not at the kernel's strict level.  True if so; map_and_protect()
+ * then installs it, or leaves the job to the module (ld.so older than glibc
+ * 2.35, memory-deny-write-execute, and unless XOLOAD_HOOK=1, an ld.so the
+ * hook does not fit).  A value of XOLOAD_HOOK other than 0, 1 or empty is
+ * a usage error (2).  Call after use_audit_module(), and prepare_handover()
+ * after map_and_protect().
  */
 bool use_hook(const struct image *prog, unsigned int flags, bool audit_given);
 /*

@@ -43,6 +43,7 @@
 #define RT_NR_rt_sigaction	13
 #define RT_NR_rt_sigreturn	15
 #define RT_NR_gettid		186
+#define RT_NR_sched_yield	24
 #define RT_NR_tgkill		234
 #define RT_NR_pkey_mprotect	329
 

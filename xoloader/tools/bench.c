@@ -9,7 +9,9 @@
  *            /usr/bin/true, `python3 -c pass` and `node -e 0` (if the
  *            image has them):
  *            the median wall time of one run, native vs `xoload PROG`
- *            (target <= 1.10x) vs `xoload --kernel PROG` (<= 1.05x), and
+ *            (ld.so's hook, the default; target <= 1.10x) vs `xoload
+ *            --kernel PROG` (<= 1.05x), and vs `XOLOAD_HOOK=0 xoload PROG`
+ *            (the audit module in place of the hook), and
  *            vs `xoload --kernel-plans PROG` (no audit module: the kernel's
  *            plans, which this benchmark sets on the programs' closures
  *            with xoload --set-xattr and clears at the end), and vs
@@ -29,8 +31,9 @@
  * (on a shared, emulated machine the fastest run is the least disturbed);
  * the targets are printed, not enforced (TCG makes everything slow and
  * startup-heavy).
- *   phases   where the time of `xoload hello` goes: xoload and its audit
- *            module print their clock at each step when XOLOAD_TIMES is
+ *   phases   where the time of `xoload hello` goes (hooked, with and
+ *            without the plan cache, and with the module): xoload, its hook
+ *            and its audit module print their clock at each step when XOLOAD_TIMES is
  *            set (xoload.h); the median of each phase over the startup
  *            runs, from the fork to the exit; beside them, PROG run
  *            natively with an LD_AUDIT module that does nothing: what
@@ -61,8 +64,8 @@
 #define DATA		"/tmp/xoload-bench.data"
 #define EMPTY		"/tmp/xoload-bench.empty"
 #define EXECTHROUGH	"/xonly/lib/xoload/execthrough"
-#define NVARIANTS	9	/* native, xoload, --kernel, the two --no-cache, --kernel-plans, execthrough (--xonly), the hook */
-#define HOOK_ENV	"XOLOAD_HOOK=1"
+#define NVARIANTS	9	/* native, xoload, --kernel, the two --no-cache, --kernel-plans, execthrough (--xonly), the module */
+#define MODULE_ENV	"XOLOAD_HOOK=0"	/* the audit module in place of ld.so's hook, xoload's default */
 
 /* The closures' files (xoload --plan=tsv), for --set-xattr / --clear-xattr; "" if unset. */
 static char plan_files[16384];
@@ -241,13 +244,13 @@ static int startup(const char *label, char *const argv[], int n, double *t[NVARI
 	for (i = 0; i < n; i++)
 		for (j = 0; j < NVARIANTS; j++) {
 			t[j][i] = (kernel_ok || (j != 2 && j != 4 && j != 7)) && (plans_ok || j != 5) ?
-				  timed_env(v[j], j == 8 ? HOOK_ENV : NULL) : 1;
+				  timed_env(v[j], j == 8 ? MODULE_ENV : NULL) : 1;
 			if (t[j][i] < 0)
 				return 1;
 		}
 	for (j = 0; j < NVARIANTS; j++)
 		m[j] = median(t[j], n);
-	printf("xoload startup: %s, median of %d interleaved runs: native %.2f ms, xoload %.2f ms: ratio %.3f (target <= 1.10)",
+	printf("xoload startup: %s, median of %d interleaved runs: native %.2f ms, xoload (ld.so's hook) %.2f ms: ratio %.3f (target <= 1.10)",
 	       label, n, m[0] * 1e3, m[1] * 1e3, m[1] / m[0]);
 	if (kernel_ok)
 		printf(", xoload --kernel %.2f ms: ratio %.3f (target <= 1.05)", m[2] * 1e3, m[2] / m[0]);
@@ -255,12 +258,12 @@ static int startup(const char *label, char *const argv[], int n, double *t[NVARI
 		printf(", xoload --kernel: not on this kernel");
 	if (plans_ok)
 		printf(", xoload --kernel-plans %.2f ms: ratio %.3f", m[5] * 1e3, m[5] / m[0]);
-	printf(", xoload with XOLOAD_HOOK=1 (ld.so's hook, no audit module) %.2f ms: ratio %.3f", m[8] * 1e3,
+	printf(", xoload with XOLOAD_HOOK=0 (the audit module) %.2f ms: ratio %.3f", m[8] * 1e3,
 	       m[8] / m[0]);
 	printf(", a static program that only execve()s PROG %.2f ms: ratio %.3f", m[6] * 1e3, m[6] / m[0]);
 	if (kernel_ok)
 		printf(", the same after prctl(PR_SET_XONLY, 1) %.2f ms: ratio %.3f", m[7] * 1e3, m[7] / m[0]);
-	printf("; fastest: native %.2f, xoload %.2f ms, XOLOAD_HOOK=1 %.2f ms", t[0][0] * 1e3, t[1][0] * 1e3,
+	printf("; fastest: native %.2f, xoload %.2f ms, XOLOAD_HOOK=0 %.2f ms", t[0][0] * 1e3, t[1][0] * 1e3,
 	       t[8][0] * 1e3);
 	if (kernel_ok)
 		printf(", --kernel %.2f ms", t[2][0] * 1e3);
@@ -287,7 +290,7 @@ static int startup(const char *label, char *const argv[], int n, double *t[NVARI
 #define MAX_EV 64
 struct run_ev { int n; char name[MAX_EV][160]; double t[MAX_EV]; };
 
-static int timed_events(const char *prog, bool cache, bool hook, struct run_ev *ev)
+static int timed_events(const char *prog, bool cache, bool module, struct run_ev *ev)
 {
 	char line[512];
 	double t0, t1;
@@ -305,8 +308,8 @@ static int timed_events(const char *prog, bool cache, bool hook, struct run_ev *
 		setenv("XOLOAD_TIMES", "1", 1);
 		if (!cache)
 			setenv("XOLOAD_NO_CACHE", "1", 1);
-		if (hook)
-			putenv(HOOK_ENV);
+		if (module)
+			putenv(MODULE_ENV);
 		execl(XOLOAD, XOLOAD, prog, "bench", (char *)NULL);
 		_exit(127);
 	}
@@ -374,7 +377,7 @@ static const char *phase_name(const char *to, char *buf, size_t len)
 		{ "mode", "module: the kernel's xonly level" },
 		{ "module", "module: the gate, the safety net" },
 		{ "objopen", "ld.so maps %s, until its la_objopen" },
-		/* XOLOAD_HOOK=1 (run/hook.c) */
+		/* ld.so's hook (run/hook.c), the default */
 		{ "hook", "ld.so starts, maps and relocates the libraries, calls the hook" },
 		{ "hooked", "the hook, until it plans %s" },
 		/* both: run/objprotect.c */
@@ -401,7 +404,7 @@ static const char *phase_name(const char *to, char *buf, size_t len)
 	return buf;
 }
 
-static int phases(const char *label, const char *prog, bool cache, bool hook, int n)
+static int phases(const char *label, const char *prog, bool cache, bool module, int n)
 {
 	static struct run_ev ev[64];
 	double d[64], total[64];
@@ -411,11 +414,11 @@ static int phases(const char *label, const char *prog, bool cache, bool hook, in
 	if (n > 64)
 		n = 64;
 	for (i = 0; i < n; i++)
-		if (timed_events(prog, cache, hook, &ev[i]))
+		if (timed_events(prog, cache, module, &ev[i]))
 			return 1;
 	unlink(TIMES);
 	printf("xoload phases: %s under xoload%s (XOLOAD_TIMES), %s, median of %d runs:\n", label,
-	       hook ? " with XOLOAD_HOOK=1" : "", cache ? "with the plan cache" : "without the plan cache (XOLOAD_NO_CACHE)", n);
+	       module ? " with XOLOAD_HOOK=0 (the audit module)" : "", cache ? "with the plan cache" : "without the plan cache (XOLOAD_NO_CACHE)", n);
 	for (k = 1; k < ev[0].n; k++) {
 		int m = 0;
 
@@ -428,7 +431,7 @@ static int phases(const char *label, const char *prog, bool cache, bool hook, in
 	for (i = 0; i < n; i++)
 		total[i] = ev[i].t[ev[i].n - 1] - ev[i].t[0];
 	printf("xoload phases:   %8.3f ms  in all, from the fork to the end of the wait\n", median(total, n) * 1e3);
-	if (!cache || hook)
+	if (!cache || module)
 		return 0;
 	/* The same program natively, without and with an audit module that does nothing, interleaved. */
 	for (i = 0; i < n; i++) {

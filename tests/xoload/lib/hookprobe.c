@@ -12,12 +12,18 @@
  *                           again where it was, with a link map at the
  *                           same address (the hook must not take it for
  *                           the object it already protected);
+ *   hookprobe brkrace N LIB reopen N LIB while another thread calls
+ *                           _r_debug.r_brk (the hook, which any program can
+ *                           call) in a loop: the hook takes one caller at
+ *                           a time, so every round stays execute-only;
  *   hookprobe newns LIB     dlmopen(LM_ID_NEWLM) of libc.so.6, then of LIB
  *                           into that namespace: LIB's xoprobe_fn and the
  *                           new namespace's own libc are execute-only (the
  *                           hook follows r_debug's r_next chain).
  */
 #include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -75,6 +81,37 @@ static int reopen(int n, const char *lib)
 	return xo == n ? 0 : 1;
 }
 
+static volatile int brk_stop;
+static long brk_calls;
+
+static void *call_brk(void *arg)
+{
+	void (*brk)(void) = (void (*)(void))_r_debug.r_brk;
+
+	(void)arg;
+	while (!brk_stop) {
+		brk();
+		brk_calls++;
+	}
+	return NULL;
+}
+
+static int brkrace(int n, const char *lib)
+{
+	pthread_t t;
+	int r;
+
+	if (pthread_create(&t, NULL, call_brk, NULL)) {
+		printf("pthread_create failed\n");
+		return 1;
+	}
+	r = reopen(n, lib);
+	brk_stop = 1;
+	pthread_join(t, NULL);
+	printf("brkrace: r_brk called %ld times meanwhile\n", brk_calls);
+	return r || !brk_calls;
+}
+
 /* A new namespace with its own libc, then LIB in it: LIB's xoprobe_fn and that libc's getpid execute-only. */
 static int newns(const char *lib)
 {
@@ -112,8 +149,10 @@ int main(int argc, char **argv)
 		return env();
 	if (argc == 4 && !strcmp(argv[1], "reopen"))
 		return reopen(atoi(argv[2]), argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "brkrace"))
+		return brkrace(atoi(argv[2]), argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "newns"))
 		return newns(argv[2]);
-	fprintf(stderr, "usage: hookprobe env | reopen N LIB | newns LIB\n");
+	fprintf(stderr, "usage: hookprobe env | reopen N LIB | brkrace N LIB | newns LIB\n");
 	return 2;
 }

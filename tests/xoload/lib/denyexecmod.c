@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * denyexecmod.c - denyexecmod PROG [ARGS]: run PROG where mprotect(ADDR,
+ * 4096, PROT_READ|PROT_EXEC) fails with EACCES, as a policy that refuses
+ * execute permission to code written to (SELinux without execmod) refuses
+ * xoload's restoring of the page of ld.so it patched.  tests/xoload/hook.sh:
+ * by default xoload maps the file's page back and takes the audit module;
+ * XOLOAD_HOOK=1 refuses (126).
+ *
+ * The test kernel has no seccomp filters (tinyconfig), so this is a
+ * tracer: at each such mprotect's entry it turns the call into an invalid
+ * one, and at its exit sets the result to -EACCES.  PROG must be single-
+ * threaded (entry and exit stops alternate).  Exits with PROG's status.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	struct user_regs_struct r;
+	int st, entry = 1, deny = 0, sig = 0, denied = 0;
+	pid_t pid;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: denyexecmod PROG [ARGS]\n");
+		return 2;
+	}
+	pid = fork();
+	if (pid == 0) {
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		raise(SIGSTOP);
+		execv(argv[1], argv + 1);
+		perror("denyexecmod: execv");
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st) ||
+	    ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)(PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL))) {
+		perror("denyexecmod: ptrace");
+		return 125;
+	}
+	for (;;) {
+		if (ptrace(PTRACE_SYSCALL, pid, NULL, (void *)(long)sig) || waitpid(pid, &st, 0) != pid)
+			return 125;
+		sig = 0;
+		if (WIFEXITED(st)) {
+			fprintf(stderr, "denyexecmod: %d mprotect(4096, PROT_READ|PROT_EXEC) refused\n", denied);
+			return WEXITSTATUS(st);
+		}
+		if (WIFSIGNALED(st))
+			return 128 + WTERMSIG(st);
+		if (WSTOPSIG(st) != (SIGTRAP | 0x80)) {
+			/* The SIGTRAP after execve is ptrace's own; others go to PROG. */
+			sig = WSTOPSIG(st) == SIGTRAP ? 0 : WSTOPSIG(st);
+			continue;
+		}
+		if (ptrace(PTRACE_GETREGS, pid, NULL, &r))
+			return 125;
+		if (entry) {
+			deny = r.orig_rax == SYS_mprotect && r.rsi == 4096 && r.rdx == (PROT_READ | PROT_EXEC);
+			if (deny) {
+				r.orig_rax = -1;	/* no such call: skipped */
+				ptrace(PTRACE_SETREGS, pid, NULL, &r);
+			}
+		} else if (deny) {
+			r.rax = -EACCES;
+			ptrace(PTRACE_SETREGS, pid, NULL, &r);
+			denied++;
+			deny = 0;
+		}
+		entry = !entry;
+	}
+}
