@@ -881,11 +881,13 @@ void handover(uint64_t entry, int argc, char **argv, char **envp, unsigned int f
 		blk[k++] = AT_NULL;
 		blk[k++] = 0;
 		/*
-		 * xoload's own code: only the gate and (XOLOAD_HOOK) the hook
-		 * run from it after the handover, so execute-only as well (the
-		 * handover itself runs fine from it).
+		 * xoload's own code: only the gate, the hook and the net's
+		 * handler run from it after the handover, so execute-only as
+		 * well (the handover itself runs fine from it).  Else PROG
+		 * would run with readable code beside its own: not run.
 		 */
-		rt_protect_self();
+		if (rt_protect_self())
+			die(126, "mprotect(PROT_EXEC) of xoload's own code failed: not run");
 		/* rdx = 0: no rtld_fini for a static program's _start (x86-64 psABI). */
 		__asm__ volatile("mov %0, %%rsp\n\t"
 				 "xor %%edx, %%edx\n\t"
