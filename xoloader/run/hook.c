@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hook.c - ld.so's debugger hook in place of the audit module (xoload's
- * default; XOLOAD_HOOK=0 asks for the module, XOLOAD_HOOK=1 for the hook or an error).
+ * default; XOLOAD_HOOK=0 asks for the module, XOLOAD_HOOK=1 for the hook
+ * or an error).
  *
  * Why: an LD_AUDIT module, even one that does nothing, costs a quarter of a
  * small program's start under TCG (hello 21.6 ms natively, 26.6 ms with a
@@ -36,7 +37,8 @@
  * which re-executes them under xoload, with XOLOAD_HOOK still set.
  *
  * Fail closed: ld.so's _dl_debug_state or _r_debug not found, or not the
- * shape above, gets the module, or with XOLOAD_HOOK=1 refuses to run (126).  If ld.so never calls the hook, the
+ * shape above, gets the module, or with XOLOAD_HOOK=1 refuses to run
+ * (126).  If ld.so never calls the hook, the
  * gate (xoload.h) stops PROG before its entry (the startup libraries'
  * constructors have run by then, readable).  An ld.so older than glibc
  * 2.35 (dlmopen() namespaces outside the r_next chain) and a process under
@@ -139,14 +141,6 @@ static uint32_t protect_new(const struct link_map *m)
 	return c;
 }
 
-/*
- * Called by ld.so where it calls _dl_debug_state(), under its load lock.
- * Every namespace (r_next: hook_install() requires glibc 2.35+) whose map is consistent: its
- * objects not seen before are protected.  Objects of a namespace in the
- * middle of a change are left for its own consistent call; objects gone
- * (dlclose) drop out of the table, so that a new object that ld.so maps at
- * the same address with the same link map is protected again.
- */
 static void hook_enter(void)
 {
 	long tid = rt_syscall(RT_NR_gettid, 0, 0, 0), none = 0;
@@ -159,6 +153,14 @@ static void hook_enter(void)
 	}
 }
 
+/*
+ * Called by ld.so where it calls _dl_debug_state(), under its load lock.
+ * Every namespace (r_next: hook_install() requires glibc 2.35+) whose map is consistent: its
+ * objects not seen before are protected.  Objects of a namespace in the
+ * middle of a change are left for its own consistent call; objects gone
+ * (dlclose) drop out of the table, so that a new object that ld.so maps at
+ * the same address with the same link map is protected again.
+ */
 __attribute__((used)) void hook_debug_state(void)
 {
 	struct r_debug_extended *r;
