@@ -10,10 +10,20 @@
  *   ldpatch old SRC DST    __rseq_offset renamed (libc imports only
  *                          __rseq_size): an ld.so that looks older than
  *                          glibc 2.35 to the hook, which then leaves the
- *                          job to the audit module.
+ *                          job to the audit module;
+ *   ldpatch nocall SRC DST every direct call (e8 rel32) to _dl_debug_state
+ *                          in ld.so's code made a 5-byte nop: an ld.so that
+ *                          never calls the hook, whose gate must stop PROG
+ *                          (tests/xoload/hook_edges.sh);
+ *   ldpatch nocons SRC DST only the calls right after a store of
+ *                          RT_CONSISTENT (0) into r_state ("movl $0,
+ *                          0x18(%reg)": r_debug's r_state is at 24): ld.so
+ *                          calls the hook with RT_ADD, never consistent.
+ * nocall and nocons print how many calls they took out.
  */
 #include <elf.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +39,45 @@ static int die(const char *msg)
 	return 1;
 }
 
+/*
+ * Every "call rel32" in an executable PT_LOAD whose target is @target (a
+ * virtual address of the file), or (@consistent_only) only those right
+ * after "movl $0, 0x18(%reg)" ([REX] c7 4r 18 00 00 00 00), made
+ * "nopl 0x0(%rax,%rax,1)".  The number of calls patched.
+ */
+static int nop_calls(uint64_t target, int consistent_only)
+{
+	static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)buf;
+	const Elf64_Phdr *ph = (const Elf64_Phdr *)(buf + eh->e_phoff);
+	int k, n = 0;
+
+	for (k = 0; k < eh->e_phnum; k++) {
+		uint64_t off, end;
+
+		if (ph[k].p_type != PT_LOAD || !(ph[k].p_flags & PF_X) || ph[k].p_offset + ph[k].p_filesz > len)
+			continue;
+		end = ph[k].p_offset + ph[k].p_filesz;
+		for (off = ph[k].p_offset + 7; off + 5 <= end; off++) {
+			const unsigned char *p = buf + off;
+			int32_t rel;
+
+			if (p[0] != 0xe8)
+				continue;
+			memcpy(&rel, p + 1, 4);
+			if (ph[k].p_vaddr + (off - ph[k].p_offset) + 5 + (int64_t)rel != target)
+				continue;
+			if (consistent_only && !(p[-7] == 0xc7 && (p[-6] & 0xf8) == 0x40 && p[-6] != 0x44 && p[-5] == 0x18 &&
+						 !p[-4] && !p[-3] && !p[-2] && !p[-1]))
+				continue;
+			memcpy(buf + off, nop5, sizeof(nop5));
+			n++;
+		}
+	}
+	printf("ldpatch: %d calls to _dl_debug_state taken out\n", n);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	const Elf64_Ehdr *eh;
@@ -42,8 +91,9 @@ int main(int argc, char **argv)
 
 	const char *want;
 
-	if (argc != 4 || (strcmp(argv[1], "name") && strcmp(argv[1], "slot") && strcmp(argv[1], "old")))
-		return die("usage: ldpatch name|slot|old SRC DST");
+	if (argc != 4 || (strcmp(argv[1], "name") && strcmp(argv[1], "slot") && strcmp(argv[1], "old") &&
+			  strcmp(argv[1], "nocall") && strcmp(argv[1], "nocons")))
+		return die("usage: ldpatch name|slot|old|nocall|nocons SRC DST");
 	want = strcmp(argv[1], "old") ? "_dl_debug_state" : "__rseq_offset";
 	fd = open(argv[2], O_RDONLY);
 	if (fd < 0 || fstat(fd, &st) || !(buf = malloc(st.st_size)) || read(fd, buf, st.st_size) != st.st_size)
@@ -66,7 +116,10 @@ int main(int argc, char **argv)
 		;
 	if (i == n)
 		return die("SRC does not export the symbol to patch");
-	if (strcmp(argv[1], "slot")) {
+	if (!strcmp(argv[1], "nocall") || !strcmp(argv[1], "nocons")) {
+		if (!nop_calls(sym[i].st_value, !strcmp(argv[1], "nocons")))
+			return die("no call to _dl_debug_state found");
+	} else if (strcmp(argv[1], "slot")) {
 		/* _dl_debug_statf, __rseq_offsef */
 		buf[sh[dynsym->sh_link].sh_offset + sym[i].st_name + strlen(want) - 1] = 'f';
 	} else {
