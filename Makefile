@@ -194,7 +194,8 @@ XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDI
               $(XO_LIBDIR)/netprobe $(XO_LIBDIR)/netprobe-static $(XO_LIBDIR)/xocachetest \
               $(XO_LIBDIR)/xoaudit-othernet.so $(XO_LIBDIR)/hookprobe $(XO_LIBDIR)/ldpatch $(XO_LIBDIR)/hello-ldtmp \
               $(XO_LIBDIR)/libtextrel-nobid.so $(XO_LIBDIR)/textrel-nobid-user $(XO_LIBDIR)/libcodecopy.so \
-              $(XO_LIBDIR)/codecopy $(XO_LIBDIR)/denyexecmod
+              $(XO_LIBDIR)/codecopy $(XO_LIBDIR)/denyexecmod \
+              $(XO_LIBDIR)/hookthreads $(XO_LIBDIR)/libhookctor.so $(XO_LIBDIR)/hookctor
 # Dynamically linked guest programs: the image has glibc's ld.so and libc.
 XO_DYN     := -Wl,-Bstatic -lcapstone -Wl,-Bdynamic
 
@@ -312,6 +313,23 @@ $(XO_LIBDIR)/codecopy: tests/xoload/lib/codecopy.c $(XO_LIBDIR)/libcodecopy.so
 $(XO_LIBDIR)/denyexecmod: tests/xoload/lib/denyexecmod.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -static -o $@ $<
+
+# tests/xoload/hook_edges.sh: threads that dlopen() and dlclose() at once, and
+# a program whose preinit_array entry, constructors (its own and its
+# DT_NEEDED library's) and IFUNC resolver read libc's code.  hookctor's
+# resolver runs before hookctor's relocation is done: no stack protector
+# (nothing it may call through the PLT either).
+$(XO_LIBDIR)/hookthreads: tests/xoload/lib/hookthreads.c $(TEST_LIB) $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -pthread -o $@ $< $(TEST_LIB)
+
+$(XO_LIBDIR)/libhookctor.so: tests/xoload/lib/hookctorlib.c tests/xoload/lib/hookctor.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -fPIC -Wl,-soname,libhookctor.so -o $@ $<
+
+$(XO_LIBDIR)/hookctor: tests/xoload/lib/hookctor.c tests/xoload/lib/hookctor.h $(XO_LIBDIR)/libhookctor.so $(TEST_LIB) $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fno-stack-protector -o $@ $< $(TEST_LIB) -L$(XO_LIBDIR) -lhookctor -Wl,-rpath,/xonly/lib/xoload
 
 # The safety net's deliberately wrong plans (tests/xoload/net.sh): a table
 # in .text read by the program's own code, and xocachetest to forge them.
