@@ -1,10 +1,12 @@
 #!/bin/sh
-# hook_edges.sh - XOLOAD_HOOK=1 (xoloader/run/hook.c) at its edges.
-# Proves:
+# hook_edges.sh - ld.so's hook (xoloader/run/hook.c, xoload's default;
+# forced here with XOLOAD_HOOK=1) at its edges, each case also under the
+# audit module (XOLOAD_HOOK=0).  Proves:
 #   - the gate stops PROG (126, xoload's one line, PROG's output absent)
 #     when ld.so never calls the hook: an ld.so copy with every call to
 #     _dl_debug_state taken out (ldpatch nocall), and one that calls it
-#     only with RT_ADD/RT_DELETE, never RT_CONSISTENT (ldpatch nocons);
+#     only with RT_ADD/RT_DELETE, never RT_CONSISTENT (ldpatch nocons),
+#     with XOLOAD_HOOK=1 and by default (unset);
 #     both copies run hello under the module, --permissive runs it with
 #     the gate's warning, and an unpatched copy at the same path runs it
 #     hooked (the hook's XOLOAD_TIMES event);  glibc's ld.so itself has
@@ -51,12 +53,15 @@ ok $? "control: an unpatched ld.so copy at /tmp/xo-hook-ld.so runs hello-ldtmp h
 # hooked run is stopped by the gate.  Sets $calls (calls taken out).
 gated() {
 	calls=$($L/ldpatch "$1" $LD /tmp/xo-hook-ld.so | sed -n 's/^ldpatch: \([0-9]*\) calls .*/\1/p')
-	env -u XOLOAD_HOOK XOLOAD_TIMES=1 $XO $L/hello-ldtmp >$D/out 2>$D/err; st=$?
+	XOLOAD_HOOK=0 XOLOAD_TIMES=1 $XO $L/hello-ldtmp >$D/out 2>$D/err; st=$?
 	[ "$st" = 0 ] && [ "$(cat $D/out)" = hello ] && bymodule
 	ok $? "control: an ld.so $2 ($calls calls out) runs hello under the module ($(cat $D/out), status $st)"
 	$XO $L/hello-ldtmp >$D/out 2>$D/err; st=$?
 	[ "$st" = 126 ] && [ ! -s $D/out ] && [ "$(cat $D/err)" = "$gate" ]
 	ok $? "that ld.so hooked: the gate stops PROG, status $st, '$(cat $D/err)'$([ -s $D/out ] && echo ", PROG printed $(cat $D/out)")"
+	env -u XOLOAD_HOOK $XO $L/hello-ldtmp >$D/out 2>$D/err; st=$?
+	[ "$st" = 126 ] && [ ! -s $D/out ] && [ "$(cat $D/err)" = "$gate" ]
+	ok $? "... and by default (XOLOAD_HOOK unset): the same, status $st, '$(cat $D/err)'$([ -s $D/out ] && echo ", PROG printed $(cat $D/out)")"
 }
 gated nocall "that never calls _dl_debug_state"
 all=$calls
@@ -81,7 +86,7 @@ ok $? "hooked, 4 threads x 50 rounds of dlopen, read, dlclose on libxoprobe, lib
 fresh=$(sed -n 's/.*; \([0-9]*\) found the library not loaded$/\1/p' $D/out)
 [ "${fresh:-0}" -ge 5 ]
 ok $? "... and the libraries were unmapped and mapped again while the threads ran: ${fresh:-no} rounds found theirs not loaded"
-env -u XOLOAD_HOOK XOLOAD_TIMES=1 $XO $L/hookthreads 4 50 $libs >$D/out 2>$D/err; st=$?
+XOLOAD_HOOK=0 XOLOAD_TIMES=1 $XO $L/hookthreads 4 50 $libs >$D/out 2>$D/err; st=$?
 [ "$st" = 0 ] && grep -q "^$want (" $D/out && bymodule
 ok $? "control, under the module: the same (status $st, $(tail -n 1 $D/out))"
 
@@ -93,7 +98,7 @@ rline="hookctor's IFUNC resolver:"
 XOLOAD_TIMES=1 $XO $L/hookctor >$D/hook 2>$D/err; hst=$?
 hooked; hmech=$?
 grep -v '^xoload: time: ' $D/err | cat $D/hook - | sed 's/^/#   hooked: /'
-env -u XOLOAD_HOOK XOLOAD_TIMES=1 $XO $L/hookctor >$D/mod 2>$D/err; mst=$?
+XOLOAD_HOOK=0 XOLOAD_TIMES=1 $XO $L/hookctor >$D/mod 2>$D/err; mst=$?
 bymodule; mmech=$?
 grep -v '^xoload: time: ' $D/err | cat $D/mod - | sed 's/^/#   module: /'
 [ "$hst" = 0 ] && [ "$hmech" = 0 ] && [ "$(head -n 3 $D/hook)" = "$early" ]
