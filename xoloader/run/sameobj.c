@@ -15,6 +15,15 @@
 
 static unsigned char head[PAGE];	/* the file's first page */
 static unsigned char buf[CHUNK];	/* the rest, a chunk at a time */
+static size_t buf_used;			/* bytes of buf written since the last wipe */
+
+/* @n (at most CHUNK) bytes of the file at @off into buf. */
+static long read_buf(int fd, size_t n, uint64_t off)
+{
+	if (n > buf_used)
+		buf_used = n;
+	return rt_pread(fd, buf, n, off);
+}
 
 /*
  * Whether the page holding @addr can be read, without reading it:
@@ -34,7 +43,7 @@ static bool same_bytes(int fd, uint64_t mem, uint64_t off, uint64_t n)
 	while (n) {
 		size_t k = n < CHUNK ? (size_t)n : CHUNK, i, span;
 
-		if (rt_pread(fd, buf, k, off) != (long)k)
+		if (read_buf(fd, k, off) != (long)k)
 			return false;
 		for (i = 0; i < k; i += span) {
 			span = PAGE - ((mem + i) & (PAGE - 1));	/* to the end of its page */
@@ -74,7 +83,7 @@ static int build_id(int fd, const Elf64_Phdr *ph, int phnum, uint64_t *off, uint
 	for (int i = 0; i < phnum; i++) {
 		uint64_t size = ph[i].p_filesz < CHUNK ? ph[i].p_filesz : CHUNK, pos = 0;
 
-		if (ph[i].p_type != PT_NOTE || rt_pread(fd, buf, size, ph[i].p_offset) != (long)size)
+		if (ph[i].p_type != PT_NOTE || read_buf(fd, size, ph[i].p_offset) != (long)size)
 			continue;
 		while (pos + sizeof(Elf64_Nhdr) <= size) {
 			const Elf64_Nhdr *nh = (const Elf64_Nhdr *)(buf + pos);
@@ -106,7 +115,7 @@ static bool same_dynamic(int fd, const Elf64_Phdr *dyn, uint64_t bias, uint64_t 
 	uint64_t size = dyn->p_filesz < CHUNK ? dyn->p_filesz : CHUNK, page = ~0ull;
 	const Elf64_Dyn *f = (const Elf64_Dyn *)buf;
 
-	if (rt_pread(fd, buf, size, dyn->p_offset) != (long)size)
+	if (read_buf(fd, size, dyn->p_offset) != (long)size)
 		return false;
 	for (uint64_t i = 0; (i + 1) * sizeof(*f) <= size; i++) {
 		const Elf64_Dyn *m = (const Elf64_Dyn *)ld + i;
@@ -200,12 +209,15 @@ static int same_object(int fd, uint64_t bias, uint64_t ld, const char **why)
  * The buffers held file bytes, code among them (a -z noseparate-code
  * first page, the read-only segments of an object without build-id): a
  * copy of an execute-only object's code must not stay in readable memory.
+ * Only what was written: most checks never touch buf, and zeroing all of
+ * it would fault in 16 pages of it on every start.
  */
 int xo_same_object(int fd, uint64_t bias, uint64_t ld, const char **why)
 {
 	int r = same_object(fd, bias, ld, why);
 
 	rt_memzero(head, sizeof(head));
-	rt_memzero(buf, sizeof(buf));
+	rt_memzero(buf, buf_used);
+	buf_used = 0;
 	return r;
 }
