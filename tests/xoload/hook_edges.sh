@@ -41,8 +41,8 @@ hooked() { grep -q '^xoload: time: hook [0-9]*$' $D/err && ! grep -q '^xoload: t
 bymodule() { grep -q '^xoload: time: module [0-9]*$' $D/err && ! grep -q '^xoload: time: hook [0-9]*$' $D/err; }
 
 # --- 1. the gate when the hook is never called --------------------------------
-gate="xoload: ld.so never called xoload's hook (XOLOAD_HOOK, _dl_debug_state): $L/hello-ldtmp not run"
-warn="xoload: warning: ld.so never called xoload's hook (XOLOAD_HOOK, _dl_debug_state): the libraries' code is readable (--permissive)"
+gate="xoload: ld.so never called xoload's hook (_dl_debug_state) with a consistent link map: $L/hello-ldtmp not run"
+warn="xoload: warning: ld.so never called xoload's hook (_dl_debug_state) with a consistent link map: the libraries' code is readable (--permissive)"
 
 cp $LD /tmp/xo-hook-ld.so
 XOLOAD_TIMES=1 $XO $L/hello-ldtmp >$D/out 2>$D/err; st=$?

@@ -538,10 +538,11 @@ void prepare_handover(unsigned int flags)
 	gate.permissive = !!(flags & XOF_PERMISSIVE);
 	if (hook_flags && (flags & XOF_PERMISSIVE))
 		m = rt_cat(gate.msg, sizeof(gate.msg), "xoload: warning: ld.so never called xoload's hook ",
-			   "(XOLOAD_HOOK, _dl_debug_state): the libraries' code is readable (--permissive)\n", NULL);
+			   "(_dl_debug_state) with a consistent link map: the libraries' code is readable (--permissive)\n",
+			   NULL);
 	else if (hook_flags)
 		m = rt_cat(gate.msg, sizeof(gate.msg), "xoload: ld.so never called xoload's hook ",
-			   "(XOLOAD_HOOK, _dl_debug_state): ", prog_path, " not run\n", NULL);
+			   "(_dl_debug_state) with a consistent link map: ", prog_path, " not run\n", NULL);
 	else if (flags & XOF_PERMISSIVE)
 		m = rt_cat(gate.msg, sizeof(gate.msg), "xoload: warning: audit module ", audit_path,
 			   " did not run: the libraries' code is readable (--permissive)\n", NULL);
