@@ -86,12 +86,14 @@ uint32_t xo_protect_object(const struct xo_objprotect *o, const char *path, long
 	}
 	rt_step("planned", NULL);
 	/*
-	 * Planned first: a plan that changes nothing in memory (no page
-	 * execute-only, nothing to carve) needs no identity check, and that
-	 * is what a text-relocated (DT_TEXTREL) object gets, whose code bytes
-	 * the check would find relocated at the hook's startup call.
+	 * Planned first: a text-relocated (DT_TEXTREL) object, whose code
+	 * bytes the check would find relocated at the hook's startup call,
+	 * gets a plan that changes nothing in memory (no page execute-only,
+	 * nothing to carve), which needs no identity check.  Only that one: a
+	 * file swapped for another whose plan leaves everything readable must
+	 * still be caught.
 	 */
-	if ((o->kernel_mode || rtplan_xo_pages(&p, 4096)) && !mapped_file(o, fd, path, name, bias, ld))
+	if ((o->kernel_mode || !p.textrel || rtplan_xo_pages(&p, 4096)) && !mapped_file(o, fd, path, name, bias, ld))
 		return 0;
 	rt_close((int)fd);
 	rt_step("same object", NULL);
