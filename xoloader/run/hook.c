@@ -43,8 +43,8 @@
  * constructors have run by then, readable).  An ld.so older than glibc
  * 2.35 (dlmopen() namespaces outside the r_next chain) and a process under
  * memory-deny-write-execute (PR_SET_MDWE: the patch's R+X refused) get the
- * module.  Other refusals of that mprotect() (SELinux without execmod) are
- * a 126.
+ * module.  Other refusals of that mprotect() (SELinux without execmod) get
+ * the file's page mapped back and the module, or 126 with XOLOAD_HOOK=1.
  */
 #include <elf.h>
 #include <link.h>
@@ -141,14 +141,21 @@ static uint32_t protect_new(const struct link_map *m)
 	return c;
 }
 
+/*
+ * A fork() while another thread is inside the hook leaves the child's
+ * hook_owner naming a thread the child does not have (glibc resets ld.so's
+ * lock in the child): the child takes it over instead of waiting forever.
+ */
 static void hook_enter(void)
 {
-	long tid = rt_syscall(RT_NR_gettid, 0, 0, 0), none = 0;
+	long tid = rt_syscall(RT_NR_gettid, 0, 0, 0), owner = 0;
 
 	if (__atomic_load_n(&hook_owner, __ATOMIC_RELAXED) == tid)
 		xo_refuse("ld.so's hook (_dl_debug_state) ", "called again from within itself: not run");
-	while (!__atomic_compare_exchange_n(&hook_owner, &none, tid, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-		none = 0;
+	while (!__atomic_compare_exchange_n(&hook_owner, &owner, tid, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		if (rt_syscall(RT_NR_tgkill, rt_syscall(RT_NR_getpid, 0, 0, 0), owner, 0) == -RT_ESRCH)
+			continue;	/* gone: owner holds its tid, the exchange takes it over */
+		owner = 0;
 		rt_syscall(RT_NR_sched_yield, 0, 0, 0);
 	}
 }

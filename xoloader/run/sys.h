@@ -62,6 +62,7 @@
 #define RT_R_OK			4
 #define RT_X_OK			1
 #define RT_ENOENT		2
+#define RT_ESRCH		3
 #define RT_EINTR		4
 #define RT_ENOTDIR		20
 #define RT_EINVAL		22
