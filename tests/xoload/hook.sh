@@ -103,7 +103,9 @@ sed 's/^/#   /' $D/err
 ok $? "a TEXTREL library without build-id at startup: runs hooked, kept readable with a warning ($out, status $st)"
 
 # A policy that refuses execute permission to code written to (SELinux
-# without execmod), here a seccomp filter on mprotect(4096, R+X).
+# without execmod), here a tracer (the test kernel has no seccomp
+# filters): mprotect(4096, R+X) refused, and then execute permission for
+# that page until it is mapped again.
 # denyexecmod says on stderr how many it refused.
 out=$($L/denyexecmod $L/hello 2>$D/err); st=$?
 [ "$st" = 0 ] && [ "$out" = hello ] && grep -q '^denyexecmod: 0 mprotect' $D/err

@@ -5,7 +5,9 @@
  * so the identity check of the hook and of the module (run/sameobj.c)
  * compares its code segment with the file through a buffer.  This program
  * calls codecopy_fn(), then reads every readable mapping of its own through
- * /proc/self/mem (an unreadable page gives EIO, not a fault) and counts the
+ * /proc/self/mem (no fault on a page that cannot be read; execute-only
+ * mappings are left out by their permissions in /proc/self/maps, since
+ * /proc/self/mem may read them) and counts the
  * places that hold codecopy_fn's instruction "movabs $0x5a17c0de5a17c0de,
  * %rax": natively one (the library's own code), under xoload none.  The
  * 10 bytes are compared with their complements, read from volatile data,

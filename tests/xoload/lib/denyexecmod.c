@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * denyexecmod.c - denyexecmod PROG [ARGS]: run PROG where mprotect(ADDR,
- * 4096, PROT_READ|PROT_EXEC) fails with EACCES, as a policy that refuses
- * execute permission to code written to (SELinux without execmod) refuses
- * xoload's restoring of the page of ld.so it patched.  tests/xoload/hook.sh:
- * by default xoload maps the file's page back and takes the audit module;
- * XOLOAD_HOOK=1 refuses (126).
+ * 4096, PROT_READ|PROT_EXEC) fails with EACCES, and so does every later
+ * mprotect() with PROT_EXEC of that page until an mmap(MAP_FIXED) maps it
+ * anew: as a policy that refuses execute permission to code written to
+ * (SELinux without execmod) refuses xoload's restoring of the page of
+ * ld.so it patched, and then its execute-only protection.
+ * tests/xoload/hook.sh: by default xoload maps the file's page back and
+ * takes the audit module; XOLOAD_HOOK=1 refuses (126).
  *
  * The test kernel has no seccomp filters (tinyconfig), so this is a
  * tracer: at each such mprotect's entry it turns the call into an invalid
@@ -25,6 +27,7 @@
 int main(int argc, char **argv)
 {
 	struct user_regs_struct r;
+	unsigned long long page = 0;	/* the page refused R+X, until mapped anew */
 	int st, entry = 1, deny = 0, sig = 0, denied = 0;
 	pid_t pid;
 
@@ -64,6 +67,13 @@ int main(int argc, char **argv)
 			return 125;
 		if (entry) {
 			deny = r.orig_rax == SYS_mprotect && r.rsi == 4096 && r.rdx == (PROT_READ | PROT_EXEC);
+			if (deny)
+				page = r.rdi;
+			else if (page && r.orig_rax == SYS_mprotect && (r.rdx & PROT_EXEC) && r.rdi <= page &&
+				 page - r.rdi < r.rsi)
+				deny = 1;
+			else if (page && r.orig_rax == SYS_mmap && r.rdi == page && (r.r10 & MAP_FIXED))
+				page = 0;
 			if (deny) {
 				r.orig_rax = -1;	/* no such call: skipped */
 				ptrace(PTRACE_SETREGS, pid, NULL, &r);
