@@ -197,11 +197,6 @@ static void scan(const char *path, const char *tag)
 		;	/* EINTR */
 }
 
-static long open_ro(const char *path)
-{
-	return rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC);
-}
-
 /*
  * Plan and protect one object mapped at @bias (@ld: its l_ld), whose file
  * @path is open on @fd (negative: it could not be opened); @tag prefixes
@@ -293,13 +288,13 @@ static void start(struct link_map *map)
 /* The main program's file: /proc/self/exe, whatever path ran it; without /proc, AT_EXECFN. */
 static long open_main(const char **path)
 {
-	long fd = open_ro("/proc/self/exe");
+	long fd = xo_open_object("/proc/self/exe");
 
 	*path = "/proc/self/exe";
 	if (fd >= 0)
 		return fd;
 	*path = execfn;
-	return open_ro(execfn);
+	return xo_open_object(execfn);
 }
 
 __attribute__((visibility("default"))) unsigned int la_version(unsigned int version)
@@ -328,7 +323,7 @@ static void protect_pending(void)
 		struct link_map *m = pending[i].map;
 
 		if (m->l_name && m->l_name[0] && m->l_addr != at_base && m->l_addr != at_sysinfo)
-			*pending[i].cookie = protect(m->l_name, open_ro(m->l_name), m->l_addr, (uint64_t)m->l_ld, "");
+			*pending[i].cookie = protect(m->l_name, xo_open_object(m->l_name), m->l_addr, (uint64_t)m->l_ld, "");
 	}
 	npending = 0;
 }
@@ -368,14 +363,14 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 		if (flags)
 			return 0;
 		rt_step("objopen", map->l_name);
-		fd = is_main ? open_main(&path) : open_ro(path);
+		fd = is_main ? open_main(&path) : xo_open_object(path);
 		*cookie = protect(path, fd, map->l_addr, (uint64_t)map->l_ld, "");
 		rt_step("protected", map->l_name);
 		return 0;
 	}
 	if (map->l_name && map->l_name[0]) {
 		rt_step("objopen", map->l_name);
-		*cookie = protect(map->l_name, open_ro(map->l_name), map->l_addr, (uint64_t)map->l_ld, "");
+		*cookie = protect(map->l_name, xo_open_object(map->l_name), map->l_addr, (uint64_t)map->l_ld, "");
 		rt_step("protected", map->l_name);
 	}
 	return 0;

@@ -135,8 +135,7 @@ static uint32_t protect_new(const struct link_map *m)
 	if (!m->l_name || !m->l_name[0])
 		xo_refuse("an object without a name in ld.so's link map: ", "cannot be planned: not run");
 	rt_step("hooked", m->l_name);
-	c = xo_protect_object(&op, m->l_name, rt_open(m->l_name, RT_O_RDONLY | RT_O_CLOEXEC), m->l_name, "", m->l_addr,
-			      (uint64_t)m->l_ld);
+	c = xo_protect_object(&op, m->l_name, xo_open_object(m->l_name), m->l_name, "", m->l_addr, (uint64_t)m->l_ld);
 	rt_step("protected", m->l_name);
 	return c;
 }

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sys.h"
+
 struct xo_objprotect {
 	unsigned long flags;	/* XOF_* (xoload.h) */
 	bool kernel_mode;	/* the kernel made the code execute-only: carve data back */
@@ -21,6 +23,12 @@ struct xo_objprotect {
 void xo_say(const char *a, const char *b);
 /* That line, then exit status 126. */
 void xo_refuse(const char *a, const char *b) __attribute__((noreturn));
+
+/* An object's file, opened read-only for xo_protect_object(): its descriptor or -errno. */
+static inline long xo_open_object(const char *path)
+{
+	return rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC);
+}
 
 /*
  * Plan the file @path, open on @fd (negative: it could not be opened;
