@@ -299,6 +299,7 @@ static long open_main(const char **path)
 
 __attribute__((visibility("default"))) unsigned int la_version(unsigned int version)
 {
+	rt_bss_small_pages();	/* before anything is written there */
 	t_version = rt_clock_ns();
 	protect_self();
 	return version < LAV_CURRENT ? version : LAV_CURRENT;

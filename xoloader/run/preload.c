@@ -338,6 +338,7 @@ void xo_start(uint64_t *sp)
 	int argc = (int)sp[0];
 	char **argv = (char **)(sp + 1);
 
+	rt_bss_small_pages();	/* before anything is written there */
 	run_kernel_plans_early(argc, argv, argv + argc + 1);	/* execve()s, or returns */
 	if (rt_env_in(argv + argc + 1, XOLOAD_TIMES_ENV))
 		t_entry = rt_clock_ns();
