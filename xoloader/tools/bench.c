@@ -18,7 +18,13 @@
  *            `execthrough PROG` (a static program that only execve()s
  *            PROG: the floor of any command in front of PROG) and
  *            `execthrough --xonly PROG` (the same after prctl(PR_SET_XONLY,
- *            1): the floor of --kernel-plans);
+ *            1): the floor of --kernel-plans); and a pair apart, native
+ *            and xoload both with personality(ADDR_NO_RANDOMIZE): QEMU
+ *            keys its translated code by virtual address, so with ASLR
+ *            every start translates every instruction it runs once again,
+ *            and a start is mostly that translation (which a real CPU does
+ *            not do); without ASLR QEMU reuses it from run to run, and
+ *            the pair's ratio is what is left of xoload's cost beside it;
  *   scripts  a shell running PROG 10 times, natively, under `xoload --kernel`
  *            and under `--kernel-plans`: what each descendant of a
  *            process in xonly mode pays (the audit module in LD_AUDIT is
@@ -49,6 +55,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,8 +71,11 @@
 #define DATA		"/tmp/xoload-bench.data"
 #define EMPTY		"/tmp/xoload-bench.empty"
 #define EXECTHROUGH	"/xonly/lib/xoload/execthrough"
-#define NVARIANTS	9	/* native, xoload, --kernel, the two --no-cache, --kernel-plans, execthrough (--xonly), the module */
+#define NVARIANTS	11	/* native, xoload, --kernel, the two --no-cache, --kernel-plans, execthrough (--xonly), the module,
+			   native and xoload without ASLR */
 #define MODULE_ENV	"XOLOAD_HOOK=0"	/* the audit module in place of ld.so's hook, xoload's default */
+#define NOASLR_NATIVE	9	/* the variants run with personality(ADDR_NO_RANDOMIZE) */
+#define NOASLR_XOLOAD	10
 
 /* The closures' files (xoload --plan=tsv), for --set-xattr / --clear-xattr; "" if unset. */
 static char plan_files[16384];
@@ -78,8 +88,12 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Wall time of one run of @argv (output to /dev/null) with @env ("NAME=VALUE") added, or -1 if it failed. */
-static double timed_env(char *const argv[], const char *env)
+/*
+ * Wall time of one run of @argv (output to /dev/null) with @env
+ * ("NAME=VALUE") added and, if @fixed, without address randomisation; -1
+ * if it failed.
+ */
+static double timed_as(char *const argv[], const char *env, bool fixed)
 {
 	double t0 = now();
 	int st;
@@ -92,6 +106,8 @@ static double timed_env(char *const argv[], const char *env)
 		dup2(fd, 2);
 		if (env)
 			putenv((char *)env);
+		if (fixed && personality(ADDR_NO_RANDOMIZE) < 0)
+			_exit(127);
 		execv(argv[0], argv);
 		_exit(127);
 	}
@@ -102,7 +118,7 @@ static double timed_env(char *const argv[], const char *env)
 
 static double timed(char *const argv[])
 {
-	return timed_env(argv, NULL);
+	return timed_as(argv, NULL, false);
 }
 
 static int cmp(const void *a, const void *b)
@@ -215,15 +231,16 @@ static int set_plans(const char *const *progs)
  * Startup of @argv natively, under xoload and under xoload --kernel, with
  * the plan cache and without it (--no-cache), and under --kernel-plans
  * (if the plans are set), @n runs each interleaved (native, xoload,
- * --kernel, xoload --no-cache, --kernel --no-cache, --kernel-plans,
- * native, ...): medians and ratios in two lines, @t[NVARIANTS][n] the
- * times.  Returns 1 if a run failed.
+ * --kernel, xoload --no-cache, --kernel --no-cache, --kernel-plans, ...,
+ * native and xoload without ASLR, native, ...): medians and ratios in
+ * three lines, @t[NVARIANTS][n] the times.  Returns 1 if a run failed.
  */
 static int startup(const char *label, char *const argv[], int n, double *t[NVARIANTS])
 {
 	static const char *const pre[NVARIANTS][3] = {
 		{ NULL }, { XOLOAD }, { XOLOAD, "--kernel" }, { XOLOAD, "--no-cache" }, { XOLOAD, "--kernel", "--no-cache" },
 		{ XOLOAD, "--kernel-plans" }, { EXECTHROUGH }, { EXECTHROUGH, "--xonly" }, { XOLOAD },
+		{ NULL }, { XOLOAD },
 	};
 	char *v[NVARIANTS][16];
 	double m[NVARIANTS];
@@ -244,7 +261,7 @@ static int startup(const char *label, char *const argv[], int n, double *t[NVARI
 	for (i = 0; i < n; i++)
 		for (j = 0; j < NVARIANTS; j++) {
 			t[j][i] = (kernel_ok || (j != 2 && j != 4 && j != 7)) && (plans_ok || j != 5) ?
-				  timed_env(v[j], j == 8 ? MODULE_ENV : NULL) : 1;
+				  timed_as(v[j], j == 8 ? MODULE_ENV : NULL, j >= NOASLR_NATIVE) : 1;
 			if (t[j][i] < 0)
 				return 1;
 		}
@@ -278,6 +295,10 @@ static int startup(const char *label, char *const argv[], int n, double *t[NVARI
 	if (kernel_ok)
 		printf(", xoload --kernel %.2f ms: ratio %.3f", m[4] * 1e3, m[4] / m[0]);
 	printf("; fastest: xoload %.2f ms\n", t[3][0] * 1e3);
+	printf("xoload startup: %s, the same runs without address randomisation (ADDR_NO_RANDOMIZE, both): native %.2f ms, "
+	       "xoload %.2f ms: ratio %.3f; fastest: native %.2f, xoload %.2f ms\n", label,
+	       m[NOASLR_NATIVE] * 1e3, m[NOASLR_XOLOAD] * 1e3, m[NOASLR_XOLOAD] / m[NOASLR_NATIVE],
+	       t[NOASLR_NATIVE][0] * 1e3, t[NOASLR_XOLOAD][0] * 1e3);
 	fflush(stdout);
 	return 0;
 }
