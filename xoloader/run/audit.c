@@ -99,7 +99,7 @@ static bool find_stack(struct link_map *map)
 	 * still 0 here, before ld.so relocates it; ld.so's own is set already.
 	 */
 	for (m = map; m && !stack_end; m = m->l_next) {
-		const Elf64_Sym *sym = xo_dyn_symbol(m->l_addr, m->l_ld, "__libc_stack_end", 0, 0);
+		const Elf64_Sym *sym = xo_dyn_symbol(m->l_addr, m->l_ld, "__libc_stack_end", NULL, NULL);
 
 		stack_end = sym ? (void **)(m->l_addr + sym->st_value) : NULL;
 		if (stack_end && !*stack_end)

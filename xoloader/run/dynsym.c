@@ -16,27 +16,36 @@ static uint64_t dyn_ptr(uint64_t bias, uint64_t v)
 	return v < bias ? v + bias : v;
 }
 
-/* [@p, @p + @n) lies in [@lo, @hi), or nothing is checked (@hi <= @lo). */
-static bool inside(const void *p, uint64_t n, uint64_t lo, uint64_t hi)
-{
-	uint64_t a = (uint64_t)p;
+struct bounds { xo_readable_end_fn end; const void *ctx; };
 
-	return hi <= lo || (a >= lo && a <= hi && n <= hi - a);
+/* [@p, @p + @n) may be read, or nothing is checked. */
+static bool inside(const void *p, uint64_t n, const struct bounds *b)
+{
+	uint64_t a = (uint64_t)p, e;
+
+	if (!b->end)
+		return true;
+	e = b->end(b->ctx, a);
+	return e > a && n <= e - a;
 }
 
-/* A NUL-ended string at @s inside the bounds. */
-static bool string_inside(const char *s, uint64_t lo, uint64_t hi)
+/* A NUL-ended string at @s that may be read whole. */
+static bool string_inside(const char *s, const struct bounds *b)
 {
-	if (hi <= lo)
+	uint64_t e;
+
+	if (!b->end)
 		return true;
-	for (; (uint64_t)s >= lo && (uint64_t)s < hi; s++)
+	for (e = b->end(b->ctx, (uint64_t)s); (uint64_t)s < e; s++)
 		if (!*s)
 			return true;
 	return false;
 }
 
-const Elf64_Sym *xo_dyn_symbol(uint64_t bias, const Elf64_Dyn *dyn, const char *name, uint64_t lo, uint64_t hi)
+const Elf64_Sym *xo_dyn_symbol(uint64_t bias, const Elf64_Dyn *dyn, const char *name,
+			       xo_readable_end_fn readable_end, const void *ctx)
 {
+	const struct bounds b = { readable_end, ctx };
 	const Elf64_Dyn *d;
 	const Elf64_Sym *sym = NULL;
 	const char *str = NULL;
@@ -45,7 +54,7 @@ const Elf64_Sym *xo_dyn_symbol(uint64_t bias, const Elf64_Dyn *dyn, const char *
 
 	if (!dyn)
 		return NULL;
-	for (d = dyn; inside(d, sizeof(*d), lo, hi) && d->d_tag != DT_NULL; d++) {
+	for (d = dyn; inside(d, sizeof(*d), &b) && d->d_tag != DT_NULL; d++) {
 		if (d->d_tag == DT_SYMTAB)
 			sym = (const Elf64_Sym *)dyn_ptr(bias, d->d_un.d_ptr);
 		else if (d->d_tag == DT_STRTAB)
@@ -55,10 +64,10 @@ const Elf64_Sym *xo_dyn_symbol(uint64_t bias, const Elf64_Dyn *dyn, const char *
 		else if (d->d_tag == DT_GNU_HASH)
 			gnu = (const uint32_t *)dyn_ptr(bias, d->d_un.d_ptr);
 	}
-	if (!inside(d, sizeof(*d), lo, hi) || !sym || !str)
+	if (!inside(d, sizeof(*d), &b) || !sym || !str)
 		return NULL;
 	if (hash) {
-		if (!inside(hash, 8, lo, hi))
+		if (!inside(hash, 8, &b))
 			return NULL;
 		nsym = hash[1];
 	} else if (gnu) {
@@ -66,10 +75,10 @@ const Elf64_Sym *xo_dyn_symbol(uint64_t bias, const Elf64_Dyn *dyn, const char *
 		const uint32_t *buckets, *chain;
 		uint32_t top = 0;
 
-		if (!inside(gnu, 16, lo, hi))
+		if (!inside(gnu, 16, &b))
 			return NULL;
 		buckets = gnu + 4 + 2 * (uint64_t)gnu[2];
-		if (!inside(buckets, 4 * (uint64_t)gnu[0], lo, hi))
+		if (!inside(buckets, 4 * (uint64_t)gnu[0], &b))
 			return NULL;
 		for (i = 0; i < gnu[0]; i++)
 			if (buckets[i] > top)
@@ -78,17 +87,17 @@ const Elf64_Sym *xo_dyn_symbol(uint64_t bias, const Elf64_Dyn *dyn, const char *
 			if (top < gnu[1])
 				return NULL;
 			chain = buckets + gnu[0] - gnu[1];
-			while (inside(&chain[top], 4, lo, hi) && !(chain[top] & 1))
+			while (inside(&chain[top], 4, &b) && !(chain[top] & 1))
 				top++;
-			if (!inside(&chain[top], 4, lo, hi))
+			if (!inside(&chain[top], 4, &b))
 				return NULL;
 			nsym = top + 1;
 		}
 	}
 	for (i = 1; i < nsym; i++) {
-		if (!inside(&sym[i], sizeof(sym[i]), lo, hi))
+		if (!inside(&sym[i], sizeof(sym[i]), &b))
 			return NULL;
-		if (sym[i].st_shndx == SHN_UNDEF || !sym[i].st_value || !string_inside(str + sym[i].st_name, lo, hi))
+		if (sym[i].st_shndx == SHN_UNDEF || !sym[i].st_value || !string_inside(str + sym[i].st_name, &b))
 			continue;
 		if (!rt_strcmp(str + sym[i].st_name, name))
 			return &sym[i];

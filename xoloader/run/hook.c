@@ -257,13 +257,32 @@ static const Elf64_Phdr *segment_of(const struct image *im, uint64_t a, uint64_t
 	return NULL;
 }
 
+/*
+ * xo_dyn_symbol()'s bounds for ld.so before it runs: its segments that
+ * are readable and not code.  The reservation's holes between segments
+ * fault, and under the kernel's xonly mode so does its code.
+ */
+static uint64_t readable_end(const void *ctx, uint64_t a)
+{
+	const struct image *im = ctx;
+	int i;
+
+	for (i = 0; i < im->eh.e_phnum; i++) {
+		const Elf64_Phdr *ph = &im->ph[i];
+		uint64_t s = im->bias + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & (PF_R | PF_X)) == PF_R && a >= s && a - s < ph->p_memsz)
+			return s + ph->p_memsz;
+	}
+	return 0;
+}
+
 /* PR_GET_MDWE (Linux 6.3+): memory-deny-write-execute refuses the R+X that the patch gives back. */
 #define PR_GET_MDWE_	66
 
 int hook_install(const struct image *prog, const struct image *interp, uint64_t vdso, unsigned long flags,
 		 bool net_on, bool required, char *err, size_t errlen)
 {
-	uint64_t lo = interp->bias + interp->lo, hi = interp->bias + interp->hi;
 	const Elf64_Phdr *dyn = NULL, *text;
 	const Elf64_Sym *ds, *rd;
 	const Elf64_Dyn *d;
@@ -276,7 +295,8 @@ int hook_install(const struct image *prog, const struct image *interp, uint64_t 
 	for (i = 0; i < interp->eh.e_phnum; i++)
 		if (interp->ph[i].p_type == PT_DYNAMIC)
 			dyn = &interp->ph[i];
-	if (!dyn || !segment_of(interp, interp->bias + dyn->p_vaddr, dyn->p_memsz, PF_R)) {
+	a = dyn ? interp->bias + dyn->p_vaddr : 0;
+	if (!dyn || readable_end(interp, a) <= a || dyn->p_memsz > readable_end(interp, a) - a) {
 		if (!required)
 			return HOOK_USE_MODULE;
 		rt_fmt(err, errlen, "XOLOAD_HOOK: %s has no readable dynamic section", interp->path);
@@ -288,11 +308,11 @@ int hook_install(const struct image *prog, const struct image *interp, uint64_t 
 	 * chain; an older ld.so keeps dlmopen() namespaces out of it, where
 	 * the hook would not see them.  __rseq_offset came with 2.35.
 	 */
-	if (!xo_dyn_symbol(interp->bias, d, "__rseq_offset", lo, hi) ||
+	if (!xo_dyn_symbol(interp->bias, d, "__rseq_offset", readable_end, interp) ||
 	    rt_syscall6(RT_NR_prctl, PR_GET_MDWE_, 0, 0, 0, 0, 0) > 0)
 		return HOOK_USE_MODULE;
-	ds = xo_dyn_symbol(interp->bias, d, "_dl_debug_state", lo, hi);
-	rd = xo_dyn_symbol(interp->bias, d, "_r_debug", lo, hi);
+	ds = xo_dyn_symbol(interp->bias, d, "_dl_debug_state", readable_end, interp);
+	rd = xo_dyn_symbol(interp->bias, d, "_r_debug", readable_end, interp);
 	if (!ds || !rd) {
 		if (!required)
 			return HOOK_USE_MODULE;
