@@ -14,13 +14,14 @@
  * one, and at its exit sets the result to -EACCES.  PROG must be single-
  * threaded (entry and exit stops alternate).  Exits with PROG's status.
  *
- * denyexecmod --self-of PATH PROG [ARGS]: another policy, the one that
+ * denyexecmod --self-of PATH PROG [ARGS]: another policy, one that
  * refuses xoload (or xoaudit.so) making its own code execute-only: every
  * mprotect() and pkey_mprotect() with PROT_EXEC whose range overlaps an
  * executable mapping of the file PATH (its /proc/PID/maps line, read at
  * the call's entry; PATH as realpath() resolves it) fails with EACCES.
  * Nothing else is refused; a PATH that PROG never maps refuses nothing.
  * Says on stderr how many it refused.  tests/xoload/selfprotect.sh.
+ * In both forms PROG is looked up on PATH (execvp()).
  */
 #include <errno.h>
 #include <limits.h>
@@ -84,8 +85,8 @@ int main(int argc, char **argv)
 	if (pid == 0) {
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 		raise(SIGSTOP);
-		execv(argv[1], argv + 1);
-		perror("denyexecmod: execv");
+		execvp(argv[1], argv + 1);
+		perror("denyexecmod: execvp");
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st) ||
