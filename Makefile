@@ -310,6 +310,7 @@ $(XO_LIBDIR)/codecopy: tests/xoload/lib/codecopy.c $(XO_LIBDIR)/libcodecopy.so
 	$(CC) $(CFLAGS) -o $@ $< -L$(XO_LIBDIR) -lcodecopy -Wl,-rpath,/xonly/lib/xoload
 
 # mprotect(4096, PROT_READ|PROT_EXEC) refused, as SELinux without execmod refuses it.
+# --self-of PATH: mprotect(PROT_EXEC) of PATH's code refused (tests/xoload/selfprotect.sh).
 $(XO_LIBDIR)/denyexecmod: tests/xoload/lib/denyexecmod.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -static -o $@ $<

@@ -13,10 +13,22 @@
  * tracer: at each such mprotect's entry it turns the call into an invalid
  * one, and at its exit sets the result to -EACCES.  PROG must be single-
  * threaded (entry and exit stops alternate).  Exits with PROG's status.
+ *
+ * denyexecmod --self-of PATH PROG [ARGS]: another policy, one that
+ * refuses xoload (or xoaudit.so) making its own code execute-only: every
+ * mprotect() and pkey_mprotect() with PROT_EXEC whose range overlaps an
+ * executable mapping of the file PATH (its /proc/PID/maps line, read at
+ * the call's entry; PATH as realpath() resolves it) fails with EACCES.
+ * Nothing else is refused; a PATH that PROG never maps refuses nothing.
+ * Says on stderr how many it refused.  tests/xoload/selfprotect.sh.
+ * In both forms PROG is looked up on PATH (execvp()).
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -24,13 +36,47 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* [addr, addr + len) overlaps an executable mapping of @path in @pid's maps. */
+static int in_exec_mapping(pid_t pid, const char *path, unsigned long long addr, unsigned long long len)
+{
+	char name[64], line[PATH_MAX + 128], perms[8];
+	unsigned long long start, end;
+	int off, hit = 0;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", (int)pid);
+	f = fopen(name, "r");
+	if (!f)
+		return 0;
+	while (!hit && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		off = 0;
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &start, &end, perms, &off) < 3 || !off)
+			continue;
+		hit = strchr(perms, 'x') && !strcmp(line + off, path) && addr < end && start < addr + len;
+	}
+	fclose(f);
+	return hit;
+}
+
 int main(int argc, char **argv)
 {
+	static char self[PATH_MAX];
+	const char *self_of = NULL;
 	struct user_regs_struct r;
 	unsigned long long page = 0;	/* the page refused R+X, until mapped anew */
 	int st, entry = 1, deny = 0, sig = 0, denied = 0;
 	pid_t pid;
 
+	if (argc >= 2 && !strcmp(argv[1], "--self-of")) {
+		if (argc < 4) {
+			fprintf(stderr, "usage: denyexecmod --self-of PATH PROG [ARGS]\n");
+			return 2;
+		}
+		self_of = realpath(argv[2], self) ? self : argv[2];
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc < 2) {
 		fprintf(stderr, "usage: denyexecmod PROG [ARGS]\n");
 		return 2;
@@ -39,8 +85,8 @@ int main(int argc, char **argv)
 	if (pid == 0) {
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 		raise(SIGSTOP);
-		execv(argv[1], argv + 1);
-		perror("denyexecmod: execv");
+		execvp(argv[1], argv + 1);
+		perror("denyexecmod: execvp");
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st) ||
@@ -53,7 +99,10 @@ int main(int argc, char **argv)
 			return 125;
 		sig = 0;
 		if (WIFEXITED(st)) {
-			fprintf(stderr, "denyexecmod: %d mprotect(4096, PROT_READ|PROT_EXEC) refused\n", denied);
+			if (self_of)
+				fprintf(stderr, "denyexecmod: %d mprotect(PROT_EXEC) of %s refused\n", denied, self_of);
+			else
+				fprintf(stderr, "denyexecmod: %d mprotect(4096, PROT_READ|PROT_EXEC) refused\n", denied);
 			return WEXITSTATUS(st);
 		}
 		if (WIFSIGNALED(st))
@@ -65,7 +114,14 @@ int main(int argc, char **argv)
 		}
 		if (ptrace(PTRACE_GETREGS, pid, NULL, &r))
 			return 125;
-		if (entry) {
+		if (entry && self_of) {
+			deny = (r.orig_rax == SYS_mprotect || r.orig_rax == SYS_pkey_mprotect) && (r.rdx & PROT_EXEC) &&
+			       in_exec_mapping(pid, self_of, r.rdi, r.rsi);
+			if (deny) {
+				r.orig_rax = -1;	/* no such call: skipped */
+				ptrace(PTRACE_SETREGS, pid, NULL, &r);
+			}
+		} else if (entry) {
 			deny = r.orig_rax == SYS_mprotect && r.rsi == 4096 && r.rdx == (PROT_READ | PROT_EXEC);
 			if (deny)
 				page = r.rdi;
