@@ -9,8 +9,11 @@
 #   - control: the symbol is found through either hash, within bounds;
 #   - each of DT_STRTAB, DT_SYMTAB, DT_GNU_HASH, DT_HASH pointing into
 #     the hole, a name running into it, a dynamic table that runs into
-#     it without DT_NULL, and a hash table's header that starts before it
-#     and ends in it give NULL, without a fault;
+#     it without DT_NULL (its DT_SYMTAB, DT_STRTAB and hash entries
+#     readable), a hash table's header that starts before it and ends in
+#     it, a symbol across its start, a symbol table, a GNU bucket array and
+#     a GNU chain that start before it and run on into it give NULL,
+#     without a fault;
 #   - and that each of those cases does reach the hole: the same lookup
 #     without bounds (as for ld.so's own maps), and with the image's whole
 #     span as its bounds (the hook's check before it knew the segments),
@@ -97,8 +100,22 @@ static Elf64_Dyn *build(int hash, int bad)
 		d[i].d_tag = DT_HASH, d[i++].d_un.d_ptr = bad == 4 ? hole : (uint64_t)h;
 	else
 		d[i].d_tag = DT_GNU_HASH, d[i++].d_un.d_ptr = bad == 3 ? hole : (uint64_t)g;
+	if (bad == 8 || bad == 9) {	/* sym[1] across the hole's start; sym[2] in the hole */
+		sym = (Elf64_Sym *)(img + PG - (bad == 8 ? 36 : 48));
+		sym[1].st_name = bad == 8 ? 7 : 1, sym[1].st_shndx = 1;	/* "wanted", or "other" before it */
+		if (bad == 9)
+			sym[1].st_value = 0x10;
+		d[0].d_un.d_ptr = (uint64_t)sym;
+	}
+	if (bad == 10 || bad == 11) {	/* 2 buckets, the second in the hole; or the chain runs into it */
+		g = (uint32_t *)(img + PG - (bad == 10 ? 28 : 32));
+		g[0] = bad == 10 ? 2 : 1, g[1] = 1, g[2] = 1, g[3] = 0;
+		*(uint64_t *)(g + 4) = ~0ull;
+		g[6] = 1;		/* bucket 0 -> symbol 1; case 11: chain[0] at PG - 4, no end bit */
+		d[i - 1].d_un.d_ptr = (uint64_t)g;
+	}
 	if (bad == 6)			/* the table itself, at the end of page 0, without DT_NULL */
-		return (Elf64_Dyn *)memcpy(img + PG - 2 * sizeof(*d), d, 2 * sizeof(*d));
+		return (Elf64_Dyn *)memcpy(img + PG - 3 * sizeof(*d), d, 3 * sizeof(*d));
 	d[i].d_tag = DT_NULL;
 	return d;
 }
@@ -121,7 +138,10 @@ int main(void)
 	static const char *what[] = { "", "DT_STRTAB in the hole", "DT_SYMTAB in the hole",
 				      "DT_GNU_HASH in the hole", "DT_HASH in the hole",
 				      "a name running into the hole", "the dynamic table running into the hole",
-				      "the hash table's header across the hole's start" };
+				      "the hash table's header across the hole's start",
+				      "a symbol across the hole's start", "the symbol table running into the hole",
+				      "the GNU bucket array running into the hole",
+				      "a GNU chain running into the hole" };
 	static const int hashes[] = { DT_HASH, DT_GNU_HASH };
 	int hash, bad, k;
 
@@ -133,8 +153,8 @@ int main(void)
 		const Elf64_Sym *s = xo_dyn_symbol(0, build(hash, 0), "wanted", readable_end, NULL);
 
 		printf("%s found %s\n", hn, s && s->st_value == 0x20 ? "yes" : "no");
-		for (bad = 1; bad <= 7; bad++) {
-			if ((bad == 3 && hash != DT_GNU_HASH) || (bad == 4 && hash != DT_HASH))
+		for (bad = 1; bad <= 11; bad++) {
+			if (((bad == 3 || bad >= 10) && hash != DT_GNU_HASH) || (bad == 4 && hash != DT_HASH))
 				continue;
 			s = xo_dyn_symbol(0, build(hash, bad), bad == 5 ? LONGNAME : "wanted", readable_end, NULL);
 			printf("%s %s: bounded %s, unbounded %s, by span %s\n", hn, what[bad], s ? "found" : "null",
@@ -163,6 +183,6 @@ while IFS= read -r line; do
 		ok $? "${line%%:*}: NULL within the segments; without bounds, and within the image's span as before, the lookup faults ($line)";;
 	esac
 done <"$tmp/out"
-[ "$n" = 12 ]
-ok $? "twelve hole cases ran ($n)"
+[ "$n" = 18 ]
+ok $? "eighteen hole cases ran ($n)"
 tap_done
