@@ -257,24 +257,10 @@ static const Elf64_Phdr *segment_of(const struct image *im, uint64_t a, uint64_t
 	return NULL;
 }
 
-/*
- * xo_dyn_symbol()'s bounds for ld.so before it runs: its segments that
- * are readable and not code.  The reservation's holes between segments
- * fault, and under the kernel's xonly mode so does its code.
- */
+/* xo_dyn_symbol()'s bounds for ld.so before it runs: image_readable_end(). */
 static uint64_t readable_end(const void *ctx, uint64_t a)
 {
-	const struct image *im = ctx;
-	int i;
-
-	for (i = 0; i < im->eh.e_phnum; i++) {
-		const Elf64_Phdr *ph = &im->ph[i];
-		uint64_t s = im->bias + ph->p_vaddr;
-
-		if (ph->p_type == PT_LOAD && (ph->p_flags & (PF_R | PF_X)) == PF_R && a >= s && a - s < ph->p_memsz)
-			return s + ph->p_memsz;
-	}
-	return 0;
+	return image_readable_end(ctx, a);
 }
 
 /* PR_GET_MDWE (Linux 6.3+): memory-deny-write-execute refuses the R+X that the patch gives back. */

@@ -213,3 +213,41 @@ int image_map(struct image *im, char *err, size_t errlen)
 	rt_step("mapped", im->path);
 	return 0;
 }
+
+/*
+ * A PT_LOAD image_map() maps readable for a reader that may not read code
+ * (xonly mode makes it execute-only): PF_R without PF_X.
+ */
+static bool data_segment(const Elf64_Phdr *ph)
+{
+	return ph->p_type == PT_LOAD && ph->p_memsz && (ph->p_flags & (PF_R | PF_X)) == PF_R;
+}
+
+uint64_t image_readable_end(const struct image *im, uint64_t a)
+{
+	int i, j;
+
+	for (i = 0; i < im->eh.e_phnum; i++) {
+		const Elf64_Phdr *ph = &im->ph[i];
+		uint64_t s = im->bias + ph->p_vaddr, e = s + ph->p_memsz;
+
+		if (ph->p_type != PT_LOAD || a < s || a - s >= ph->p_memsz)
+			continue;
+		if (!data_segment(ph))
+			return 0;
+		/*
+		 * image_map() maps the PT_LOADs in order, each from its first
+		 * page on: a later one that starts in this one's last page
+		 * replaced that page with its own protection.
+		 */
+		for (j = i + 1; j < im->eh.e_phnum; j++) {
+			const Elf64_Phdr *q = &im->ph[j];
+			uint64_t qs = down(im->bias + q->p_vaddr);
+
+			if (q->p_type == PT_LOAD && q->p_memsz && !data_segment(q) && qs < e)
+				e = qs;
+		}
+		return e > a ? e : 0;
+	}
+	return 0;
+}

@@ -44,5 +44,14 @@ int image_open(struct image *im, const char *path, char *err, size_t errlen);
 int image_open_obj(struct image *im, const char *path, bool need_entry, char *err, size_t errlen);
 /* Map the validated image; returns 0 or 126 with @err set. */
 int image_map(struct image *im, char *err, size_t errlen);
+/*
+ * After image_map(): the end of the stretch from @a on that its PT_LOADs
+ * with PF_R and without PF_X left readable, or 0 if @a is not in one
+ * (a hole between segments, code, which the kernel's xonly mode maps
+ * execute-only, or the last page of a segment that a later PT_LOAD
+ * starting in it mapped over with its own protection).  xo_dyn_symbol()'s
+ * bounds for ld.so before it runs (run/hook.c).
+ */
+uint64_t image_readable_end(const struct image *im, uint64_t a);
 
 #endif
