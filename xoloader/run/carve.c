@@ -56,8 +56,8 @@ long rt_protect_self(void)
 	for (i = 0; i < eh->e_phnum; i++) {
 		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X))
 			continue;
-		a = (base + ph[i].p_vaddr) & ~(uint64_t)(RT_PAGE_SIZE - 1);
-		e = (base + ph[i].p_vaddr + ph[i].p_memsz + RT_PAGE_SIZE - 1) & ~(uint64_t)(RT_PAGE_SIZE - 1);
+		a = rt_page_down(base + ph[i].p_vaddr);
+		e = rt_page_up(base + ph[i].p_vaddr + ph[i].p_memsz);
 		r = rt_mprotect(a, e - a, RT_PROT_EXEC);
 		if (r)
 			return r;

@@ -206,7 +206,7 @@ static void handler(int sig, void *info, void *uc)
 		o = &table.obj[r->obj < XONET_OBJS ? r->obj : 0];
 		if (!map_id(addr, &dev, &ino) || !ino || dev != o->dev || ino != o->ino)
 			continue;
-		if (rt_pkey_mprotect(addr & ~(uint64_t)(RT_PAGE_SIZE - 1), RT_PAGE_SIZE, RT_PROT_READ | RT_PROT_EXEC, 0))
+		if (rt_pkey_mprotect(rt_page_down(addr), RT_PAGE_SIZE, RT_PROT_READ | RT_PROT_EXEC, 0))
 			break;
 		nobj = __atomic_load_n(&table.nobj, __ATOMIC_ACQUIRE);
 		l.n = 0;
@@ -364,7 +364,7 @@ static bool mapped(uint64_t a)
 {
 	unsigned char v;
 
-	return rt_syscall(RT_NR_mincore, a & ~(uint64_t)(RT_PAGE_SIZE - 1), RT_PAGE_SIZE, (long)&v) != -12;
+	return rt_syscall(RT_NR_mincore, rt_page_down(a), RT_PAGE_SIZE, (long)&v) != -12;
 }
 
 void xonet_settle(void)

@@ -179,6 +179,10 @@ static inline uint64_t rt_clock_ns(void)
 	return ts[0] * 1000000000ull + ts[1];
 }
 
+/* @a rounded down, and up, to x86-64's base page. */
+static inline uint64_t rt_page_down(uint64_t a) { return a & ~(uint64_t)(RT_PAGE_SIZE - 1); }
+static inline uint64_t rt_page_up(uint64_t a) { return rt_page_down(a + RT_PAGE_SIZE - 1); }
+
 /* The linker's bounds of this object's .bss (xoload's, or the module's). */
 extern char __bss_start[] __attribute__((visibility("hidden")));
 extern char _end[] __attribute__((visibility("hidden")));
@@ -197,8 +201,7 @@ extern char _end[] __attribute__((visibility("hidden")));
  */
 static inline void rt_bss_small_pages(void)
 {
-	uint64_t start = (uint64_t)__bss_start & ~(uint64_t)(RT_PAGE_SIZE - 1);
-	uint64_t end = ((uint64_t)_end + RT_PAGE_SIZE - 1) & ~(uint64_t)(RT_PAGE_SIZE - 1);
+	uint64_t start = rt_page_down((uint64_t)__bss_start), end = rt_page_up((uint64_t)_end);
 
 	rt_syscall(RT_NR_madvise, start, end - start, RT_MADV_NOHUGEPAGE);
 }
