@@ -272,7 +272,7 @@ int hook_install(const struct image *prog, const struct image *interp, uint64_t 
 	const Elf64_Phdr *dyn = NULL, *text;
 	const Elf64_Sym *ds, *rd;
 	const Elf64_Dyn *d;
-	uint64_t a, page, off, target = (uint64_t)&hook_debug_state;
+	uint64_t a, end, page, off, target = (uint64_t)&hook_debug_state;
 	uint8_t patch[PATCH_LEN] = { 0x49, 0xbb };	/* then the address, then 0x41 0xff 0xe3 */
 	volatile uint8_t *code;
 	const char *why;
@@ -282,7 +282,8 @@ int hook_install(const struct image *prog, const struct image *interp, uint64_t 
 		if (interp->ph[i].p_type == PT_DYNAMIC)
 			dyn = &interp->ph[i];
 	a = dyn ? interp->bias + dyn->p_vaddr : 0;
-	if (!dyn || readable_end(interp, a) <= a || dyn->p_memsz > readable_end(interp, a) - a) {
+	end = dyn ? readable_end(interp, a) : 0;
+	if (!dyn || end <= a || dyn->p_memsz > end - a) {
 		if (!required)
 			return HOOK_USE_MODULE;
 		rt_fmt(err, errlen, "XOLOAD_HOOK: %s has no readable dynamic section", interp->path);
