@@ -59,6 +59,30 @@ static int in_exec_mapping(pid_t pid, const char *path, unsigned long long addr,
 	return hit;
 }
 
+/* --self-of: a PROT_EXEC mprotect()/pkey_mprotect() of @path's code (entry registers @r). */
+static int refuse_self_of(pid_t pid, const char *path, const struct user_regs_struct *r)
+{
+	return (r->orig_rax == SYS_mprotect || r->orig_rax == SYS_pkey_mprotect) && (r->rdx & PROT_EXEC) &&
+	       in_exec_mapping(pid, path, r->rdi, r->rsi);
+}
+
+/*
+ * The default: mprotect(ADDR, 4096, R+X), which sets *@page, then PROT_EXEC
+ * on *@page until an mmap(MAP_FIXED) of it clears it.
+ */
+static int refuse_execmod(const struct user_regs_struct *r, unsigned long long *page)
+{
+	if (r->orig_rax == SYS_mprotect && r->rsi == 4096 && r->rdx == (PROT_READ | PROT_EXEC)) {
+		*page = r->rdi;
+		return 1;
+	}
+	if (*page && r->orig_rax == SYS_mprotect && (r->rdx & PROT_EXEC) && r->rdi <= *page && *page - r->rdi < r->rsi)
+		return 1;
+	if (*page && r->orig_rax == SYS_mmap && r->rdi == *page && (r->r10 & MAP_FIXED))
+		*page = 0;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static char self[PATH_MAX];
@@ -114,22 +138,8 @@ int main(int argc, char **argv)
 		}
 		if (ptrace(PTRACE_GETREGS, pid, NULL, &r))
 			return 125;
-		if (entry && self_of) {
-			deny = (r.orig_rax == SYS_mprotect || r.orig_rax == SYS_pkey_mprotect) && (r.rdx & PROT_EXEC) &&
-			       in_exec_mapping(pid, self_of, r.rdi, r.rsi);
-			if (deny) {
-				r.orig_rax = -1;	/* no such call: skipped */
-				ptrace(PTRACE_SETREGS, pid, NULL, &r);
-			}
-		} else if (entry) {
-			deny = r.orig_rax == SYS_mprotect && r.rsi == 4096 && r.rdx == (PROT_READ | PROT_EXEC);
-			if (deny)
-				page = r.rdi;
-			else if (page && r.orig_rax == SYS_mprotect && (r.rdx & PROT_EXEC) && r.rdi <= page &&
-				 page - r.rdi < r.rsi)
-				deny = 1;
-			else if (page && r.orig_rax == SYS_mmap && r.rdi == page && (r.r10 & MAP_FIXED))
-				page = 0;
+		if (entry) {
+			deny = self_of ? refuse_self_of(pid, self_of, &r) : refuse_execmod(&r, &page);
 			if (deny) {
 				r.orig_rax = -1;	/* no such call: skipped */
 				ptrace(PTRACE_SETREGS, pid, NULL, &r);
