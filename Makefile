@@ -19,7 +19,7 @@ CFLAGS  := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
 LDFLAGS := -static -pthread
 
 .DEFAULT_GOAL := help
-.PHONY: help deps guest host-tools kernel initramfs check check-all check-host demo shell bench survey fuzz \
+.PHONY: help deps guest host-tools kernel initramfs check check-all check-host demo shell bench bench-host survey fuzz \
         checkpatch series-build clean install uninstall install-list deb check-hw
 
 help:
@@ -35,6 +35,8 @@ help:
 	@echo '  make bench        xosurvey of /usr and the survey by rule of Debian'"'"'s packages on the host, then boot the VM and run'
 	@echo '                    the benchmarks (ratios side by side;'
 	@echo '                    the header names the accelerator and CPU: KVM where PKU is there, else TCG)'
+	@echo '  make bench-host   xoload'"'"'s startup on this machine'"'"'s own CPU, no VM (a build that does not check for'
+	@echo '                    protection keys: timing only, never installed); make bench runs it first'
 	@echo '  make survey       only the host survey of make bench (SURVEY_DIRS=$(SURVEY_DIRS)): no VM'
 	@echo '  make fuzz         fuzz xoload'"'"'s ELF parsing on the host (FUZZ_N=$(FUZZ_N) mutants, FUZZ_SEED=$(FUZZ_SEED))'
 	@echo '  make kernel       only build (or find cached) the kernel for KVER'
@@ -763,8 +765,46 @@ survey: deps $(XO_SURVEY) $(BUILD)/guest/bin/xoscan $(XO_XOPROVEN)
 	@echo '--- survey by rule: the code of Debian packages under $(SURVEY_DIRS) (host, xoproven) ---'
 	@scripts/survey-rules --xoproven $(XO_XOPROVEN) $(SURVEY_DIRS) || echo 'survey by rule: FAILED (above)'
 
-bench: deps guest host-tools survey
+bench: deps guest host-tools survey bench-host
 	@scripts/check --patches $(PATCHES) --mode bench $(KVER)
+
+# xoload's startup on this machine's own CPU (xoloader/tools/hostbench.c):
+# in the VM under TCG a start is mostly code translation; on a CPU it is
+# xoload's exec, system calls and page faults.  Runs a build of xoload that
+# does not check for protection keys (-DXOLOAD_BENCH_NO_PKEYS: PROT_EXEC
+# stays readable on a CPU without PKU; timing only), made here and never
+# installed, with its module and xoplan beside it as in an installation.
+HB         := $(BUILD)/hostbench
+$(HB)/bin/xoload: $(XO_LOADER) $(XO_HDRS) scripts/check-early
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) -DXOLOAD_BENCH_NO_PKEYS $(XO_FREE_FLAGS) -o $@.tmp $(XO_LOADER)
+	@$(call check_free,$@.tmp)
+	@scripts/check-early $@.tmp
+	mv $@.tmp $@
+
+$(HB)/lib/xoaudit.so: $(BUILD)/guest/lib/xoaudit.so
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(HB)/lib/xoplan: $(BUILD)/guest/lib/xoplan
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(HB)/bin/hello: tests/xoload/lib/hello.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
+
+$(HB)/bin/execthrough: $(XO_LIBDIR)/execthrough
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(HB)/bin/hostbench: xoloader/tools/hostbench.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
+
+bench-host: deps $(HB)/bin/xoload $(HB)/lib/xoaudit.so $(HB)/lib/xoplan $(HB)/bin/hello $(HB)/bin/execthrough \
+            $(HB)/bin/hostbench
+	@scripts/bench-host $(HB)
 
 checkpatch: deps
 	@scripts/checkpatch $(KVERS)

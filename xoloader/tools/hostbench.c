@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hostbench.c - xoload's startup on this machine's own CPU (make bench-host).
+ *
+ * Why: make bench measures in the VM, and here that is TCG, where a start
+ * is mostly QEMU translating code that runs once (xoloader/README.md).  A
+ * user runs xoload on a CPU, where what counts is xoload's exec, its
+ * system calls and its page faults.  Protection keys cannot be had on
+ * such a host without PKU, so this runs a build of xoload whose only
+ * change is that it does not check for them (-DXOLOAD_BENCH_NO_PKEYS,
+ * run/runpath.c): every step is the same, PROT_EXEC just stays readable.
+ * That build is made for this benchmark only, under build/hostbench/, and
+ * is never installed.
+ *
+ *   hostbench XOLOAD HELLO EXECTHROUGH [RUNS]   (default 200 runs)
+ *
+ * For /usr/bin/true, HELLO, `python3 -c pass` and `node -e 0` (those two
+ * where installed), RUNS interleaved runs of each variant: native; xoload
+ * (ld.so's hook, the plan cache of XOLOAD_CACHE_DIR if the caller filled
+ * one); XOLOAD_NO_CACHE=1; XOLOAD_HOOK=0 (the audit module); and
+ * EXECTHROUGH PROG, a static program that only execve()s PROG: the cost of
+ * one more exec, which any command in front of PROG pays.  Prints the
+ * median and fastest wall time, their ratios to native, and the median of
+ * the run's minor page faults.  Exit 0 unless a run failed.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NVARIANTS	5
+#define MAXRUNS		2000
+
+static const char *const variant_name[NVARIANTS] = {
+	"native", "xoload", "xoload, no cache", "XOLOAD_HOOK=0", "execthrough",
+};
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* One run of @argv with @env added, output to /dev/null: wall time (us), -1 if it failed. */
+static double run_once(char *const argv[], const char *env, long *minflt)
+{
+	struct rusage ru;
+	double t0 = now_us();
+	int st;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (env)
+			putenv((char *)env);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0 || wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		return -1;
+	*minflt = ru.ru_minflt;
+	return now_us() - t0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* All variants of one program, interleaved; 0, or -1 if a run failed. */
+static int bench_program(const char *label, char *const prog[], const char *xoload, const char *through, int runs)
+{
+	static double t[NVARIANTS][MAXRUNS], f[NVARIANTS][MAXRUNS];
+	double med[NVARIANTS], fast[NVARIANTS];
+	char *argv[NVARIANTS][16];
+	int v, r, n;
+
+	for (n = 0; prog[n] && n < 14; n++)
+		;
+	for (v = 0; v < NVARIANTS; v++) {
+		int k = 0;
+
+		if (v == 1 || v == 2 || v == 3)
+			argv[v][k++] = (char *)xoload;
+		else if (v == 4)
+			argv[v][k++] = (char *)through;
+		memcpy(&argv[v][k], prog, (size_t)(n + 1) * sizeof(*prog));
+	}
+	for (r = 0; r < runs; r++) {
+		for (v = 0; v < NVARIANTS; v++) {
+			static const char *const env[NVARIANTS] = {
+				NULL, NULL, "XOLOAD_NO_CACHE=1", "XOLOAD_HOOK=0", NULL,
+			};
+			long flt = 0;
+
+			t[v][r] = run_once(argv[v], env[v], &flt);
+			if (t[v][r] < 0) {
+				fprintf(stderr, "hostbench: %s, %s: run failed\n", label, variant_name[v]);
+				return -1;
+			}
+			f[v][r] = (double)flt;
+		}
+	}
+	for (v = 0; v < NVARIANTS; v++) {
+		med[v] = median(t[v], runs);
+		fast[v] = t[v][0];
+	}
+	printf("%s\n", label);
+	for (v = 0; v < NVARIANTS; v++)
+		printf("  %-18s median %8.1f us %6.3fx   fastest %8.1f us %6.3fx   minor faults %4.0f\n",
+		       variant_name[v], med[v], med[v] / med[0], fast[v], fast[v] / fast[0], median(f[v], runs));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char *true_argv[] = { "/usr/bin/true", NULL };
+	char *hello_argv[] = { NULL, NULL };
+	char *python_argv[] = { "/usr/bin/python3", "-c", "pass", NULL };
+	char *node_argv[] = { "/usr/bin/node", "-e", "0", NULL };
+	int runs = argc > 4 ? atoi(argv[4]) : 200, bad = 0;
+
+	if (argc < 4 || argc > 5 || runs < 1 || runs > MAXRUNS) {
+		fprintf(stderr, "usage: hostbench XOLOAD HELLO EXECTHROUGH [RUNS (1-%d)]\n", MAXRUNS);
+		return 2;
+	}
+	hello_argv[0] = argv[2];
+	printf("xoload's startup on this CPU, %d interleaved runs of each variant (us)\n", runs);
+	bad |= bench_program("/usr/bin/true", true_argv, argv[1], argv[3], runs);
+	bad |= bench_program("hello", hello_argv, argv[1], argv[3], runs);
+	if (access(python_argv[0], X_OK) == 0)
+		bad |= bench_program("python3 -c pass", python_argv, argv[1], argv[3], runs / 4 + 1);
+	if (access(node_argv[0], X_OK) == 0)
+		bad |= bench_program("node -e 0", node_argv, argv[1], argv[3], runs / 4 + 1);
+	return bad ? 1 : 0;
+}
