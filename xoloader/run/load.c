@@ -36,13 +36,32 @@ int image_open(struct image *im, const char *path, char *err, size_t errlen)
 	return image_open_obj(im, path, true, err, errlen);
 }
 
+static void copy(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+
+	while (n--)
+		*d++ = *s++;
+}
+
+/* @dst = the file's bytes [@off, @off + @n) if the first @nhead of them, in @head, hold them. */
+static bool from_head(void *dst, const unsigned char *head, long nhead, uint64_t off, uint64_t n)
+{
+	if (nhead < 0 || off > (uint64_t)nhead || (uint64_t)nhead - off < n)
+		return false;
+	copy(dst, head + off, n);
+	return true;
+}
+
 int image_open_obj(struct image *im, const char *path, bool need_entry, char *err, size_t errlen)
 {
 	const Elf64_Ehdr *eh = &im->eh;
 	uint64_t fsize, prev_end = 0;
 	bool have_load = false, entry_ok = false;
+	unsigned char head[4096];
 	struct rt_stat st;
-	long n;
+	long n, nhead;
 	int i;
 
 	/*
@@ -67,7 +86,15 @@ int image_open_obj(struct image *im, const char *path, bool need_entry, char *er
 	if (rt_fstat(im->fd, &st) || (st.mode & RT_S_IFMT) != RT_S_IFREG)
 		fail(126, "%s: not a regular file", path);
 	fsize = st.size;
-	n = rt_pread(im->fd, &im->eh, sizeof(im->eh), 0);
+	/*
+	 * The file's first page in one read: the ELF header, and as a rule
+	 * the program headers and PT_INTERP's string too (a system call less
+	 * for each, on every start; what lies further is read below).
+	 */
+	nhead = rt_pread(im->fd, head, sizeof(head), 0);
+	n = nhead < (long)sizeof(im->eh) ? nhead : (long)sizeof(im->eh);
+	if (n > 0)
+		copy(&im->eh, head, (size_t)n);
 	if (n >= 4 && !rt_memcmp(eh->e_ident, "#!", 2))
 		fail(126, "%s: a script: run its interpreter under xoload instead", path);
 	if (n < 4 || rt_memcmp(eh->e_ident, ELFMAG, SELFMAG))
@@ -86,9 +113,11 @@ int image_open_obj(struct image *im, const char *path, bool need_entry, char *er
 		fail(126, "%s: program header count %u out of range 1..%d", path, eh->e_phnum, LOAD_MAX_PHNUM);
 	if (eh->e_phoff > fsize || fsize - eh->e_phoff < (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr))
 		fail(126, "%s: truncated program headers", path);
-	n = rt_pread(im->fd, im->ph, eh->e_phnum * sizeof(Elf64_Phdr), eh->e_phoff);
-	if (n != (long)(eh->e_phnum * sizeof(Elf64_Phdr)))
-		fail(126, "%s: cannot read program headers", path);
+	if (!from_head(im->ph, head, nhead, eh->e_phoff, eh->e_phnum * sizeof(Elf64_Phdr))) {
+		n = rt_pread(im->fd, im->ph, eh->e_phnum * sizeof(Elf64_Phdr), eh->e_phoff);
+		if (n != (long)(eh->e_phnum * sizeof(Elf64_Phdr)))
+			fail(126, "%s: cannot read program headers", path);
+	}
 
 	for (i = 0; i < eh->e_phnum; i++) {
 		const Elf64_Phdr *ph = &im->ph[i];
@@ -99,7 +128,8 @@ int image_open_obj(struct image *im, const char *path, bool need_entry, char *er
 			if (ph->p_filesz < 2 || ph->p_filesz > sizeof(im->interp) ||
 			    ph->p_offset > fsize || fsize - ph->p_offset < ph->p_filesz)
 				fail(126, "%s: bad PT_INTERP", path);
-			if (rt_pread(im->fd, im->interp, ph->p_filesz, ph->p_offset) != (long)ph->p_filesz ||
+			if ((!from_head(im->interp, head, nhead, ph->p_offset, ph->p_filesz) &&
+			     rt_pread(im->fd, im->interp, ph->p_filesz, ph->p_offset) != (long)ph->p_filesz) ||
 			    im->interp[ph->p_filesz - 1] || rt_strlen(im->interp) != ph->p_filesz - 1)
 				fail(126, "%s: bad PT_INTERP string", path);
 			im->has_interp = true;
