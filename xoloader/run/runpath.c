@@ -300,10 +300,11 @@ static bool fd_path(int fd, char *out)
 	return true;
 }
 
-/* realpath(3) of an existing file. */
-static bool resolve(const char *path, char *out)
+/* realpath(3) of an existing file; with @readable, only if it can be opened for reading. */
+static bool resolve(const char *path, char *out, bool readable)
 {
-	long fd = rt_open(path, RT_O_PATH | RT_O_CLOEXEC);
+	long fd = rt_open(path, readable ? RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK | RT_O_NOCTTY
+					 : RT_O_PATH | RT_O_CLOEXEC);
 	bool ok;
 
 	if (fd < 0)
@@ -334,7 +335,8 @@ void next_to_self(char *out, const char *rel, const char *dflt)
 		if (slash) {
 			*slash = 0;
 			rt_cat(cand, sizeof(cand), exe, "/", rel, NULL);
-			if (!rt_syscall(RT_NR_access, cand, RT_R_OK, 0) && resolve(cand, out))
+			/* Readable, as access(R_OK) would say: xoload is no set-ID program. */
+			if (resolve(cand, out, true))
 				return;
 		}
 	}
@@ -352,14 +354,19 @@ void next_to_self(char *out, const char *rel, const char *dflt)
  * warning, and the gate stops PROG (or warns, --permissive).  Returns
  * false, with @err set, for a module that must not be handed over.
  */
-static bool audit_module_fits(const char *path, char *err, size_t errlen)
+static bool audit_module_fits(const char *path, char *err, size_t errlen, bool *opened)
 {
 	static struct image mod;
 	static char why[PATH_MAX + 100];
 	int rc = image_open_obj(&mod, path, false, why, sizeof(why));
 
-	if (mod.fd >= 0)
-		rt_close(mod.fd);
+	/* Not readable: "audit module PATH: strerror", 127 (use_audit_module()). */
+	*opened = mod.fd >= 0;
+	if (!*opened) {
+		rt_cat(err, errlen, "audit module ", why, NULL);
+		return false;
+	}
+	rt_close(mod.fd);
 	/*
 	 * One open: image_open_obj() read the ELF header before it refused
 	 * anything but a file it cannot open or that is no regular file.
@@ -380,16 +387,15 @@ static bool audit_module_fits(const char *path, char *err, size_t errlen)
 void use_audit_module(bool dynamic, bool permissive)
 {
 	static char err[2 * PATH_MAX + 200];
-	long r;
+	bool opened;
 
 	rt_cat(audit_env, sizeof(audit_env), "LD_AUDIT=", audit_path, NULL);
 	if (!dynamic)
 		return;
-	r = rt_syscall(RT_NR_access, audit_path, RT_R_OK, 0);
-	if (r)
-		dief(127, "audit module %s: %s", audit_path, rt_strerror((int)-r));
-	if (audit_module_fits(audit_path, err, sizeof(err)))
+	if (audit_module_fits(audit_path, err, sizeof(err), &opened))
 		return;
+	if (!opened)
+		die(127, err);
 	if (!permissive)
 		die(126, err);
 	line("xoload: warning: ", err);
@@ -536,7 +542,7 @@ void prepare_handover(unsigned int flags)
 	 * (one open less; the file that is mapped); without /proc, absolute
 	 * at least.
 	 */
-	if (opened_prog && opened_prog->fd >= 0 ? fd_path(opened_prog->fd, abs) : resolve(prog_path, abs))
+	if (opened_prog && opened_prog->fd >= 0 ? fd_path(opened_prog->fd, abs) : resolve(prog_path, abs, false))
 		rt_cat(prog_env, sizeof(prog_env), XOLOAD_PROG_ENV "=", abs, NULL);
 	else if (*prog_path == '/')
 		rt_cat(prog_env, sizeof(prog_env), XOLOAD_PROG_ENV "=", prog_path, NULL);
