@@ -5,11 +5,26 @@
 # no pkeys, still works.  XOLOAD_TIMES (make bench's breakdown) prints the
 # steps up to the refusal, in order, and only when it is set.  Runs on the host (whose CPU has no PKU here); on
 # a host with pkeys it is skipped.  Needs build/guest/bin/xoload.
+# And on any host: no xoload the build made (the guest image's, the
+# installation's, the Debian package's) is make bench-host's timing build
+# (-DXOLOAD_BENCH_NO_PKEYS: no protection-key check), which carries a mark
+# string for this; the timing build itself, if made, carries it.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 xo=$top/build/guest/bin/xoload
 . "$top/tests/lib/tap.sh"
 tap_init xoload-nopkeys
+mark="xoload: make bench-host's timing build, no protection-key check"
+bad= n=0
+while IFS= read -r f; do
+	n=$((n + 1))
+	case $f in
+	*/hostbench/*) grep -qaF "$mark" "$f" || bad="$bad $f (the timing build without its mark: the check cannot tell)" ;;
+	*) ! grep -qaF "$mark" "$f" || bad="$bad $f" ;;
+	esac
+done < <(find "$top/build" -name xoload -type f -not -path '*/bench.d/*')
+[ "$n" -gt 0 ] && [ -z "$bad" ]
+ok $? "no xoload built but make bench-host's is its timing build ($n checked;${bad:- none wrong})"
 if grep -qw ospke /proc/cpuinfo; then
 	for what in "refused" "PROG did not run" "--plan works" "XOLOAD_TIMES steps"; do skip "this host has protection keys" "$what"; done
 	tap_done

@@ -21,9 +21,14 @@
  * EXECTHROUGH PROG, a static program that only execve()s PROG: the cost of
  * one more exec, which any command in front of PROG pays.  Prints the
  * median and fastest wall time, their ratios to native, and the median of
- * the run's minor page faults.  Exit 0 unless a run failed.
+ * the run's minor page faults.  Then where the time of `xoload HELLO` goes:
+ * with XOLOAD_TIMES set, xoload, its hook and its module print the clock
+ * at each step (xoload.h); the median of each step over RUNS runs, from
+ * the fork to the exit.  Each step's line costs two system calls of its
+ * own, so the sum runs above the xoload row.  Exit 0 unless a run failed.
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +39,7 @@
 
 #define NVARIANTS	5
 #define MAXRUNS		2000
+#define MAXSTEPS	64
 
 static const char *const variant_name[NVARIANTS] = {
 	"native", "xoload", "xoload, no cache", "XOLOAD_HOOK=0", "execthrough",
@@ -129,6 +135,103 @@ static int bench_program(const char *label, char *const prog[], const char *xolo
 	return 0;
 }
 
+/*
+ * One run of @argv with XOLOAD_TIMES=1: the steps' names into @name (the
+ * event and the object's last path component) and their lengths (us, the
+ * first from the fork, the last to the exit) into @len; their number, or
+ * -1 if the run failed.
+ */
+static int timed_steps(char *const argv[], char name[][64], double *len)
+{
+	static char out[1 << 16];
+	size_t used = 0;
+	double t0, prev, ns;
+	char *line, *end;
+	int p[2], st, n = 0;
+	ssize_t k;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	t0 = now_us() * 1e3;
+	pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		putenv("XOLOAD_TIMES=1");
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(p[1]);
+	while (pid > 0 && used < sizeof(out) - 1 && (k = read(p[0], out + used, sizeof(out) - 1 - used)) > 0)
+		used += (size_t)k;
+	close(p[0]);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		return -1;
+	out[used] = 0;
+	prev = t0;
+	for (line = out; (end = strchr(line, '\n')) && n < MAXSTEPS - 1; line = end + 1) {
+		char *ev = line + strlen("xoload: time: "), *sp, *slash;
+
+		*end = 0;
+		if (strncmp(line, "xoload: time: ", strlen("xoload: time: ")) || !(sp = strrchr(ev, ' ')))
+			continue;
+		ns = strtod(sp + 1, NULL);
+		*sp = 0;
+		slash = strrchr(ev, '/');
+		if (slash && strchr(ev, ' ') && strchr(ev, ' ') < slash)
+			snprintf(name[n], 64, "%.*s %s", (int)(strchr(ev, ' ') - ev), ev, slash + 1);
+		else
+			snprintf(name[n], 64, "%s", ev);
+		len[n++] = (ns - prev) / 1e3;
+		prev = ns;
+	}
+	snprintf(name[n], 64, "to the exit");
+	len[n++] = (now_us() * 1e3 - prev) / 1e3;
+	return n;
+}
+
+/* The median of each step of `xoload HELLO` over @runs runs; runs whose steps differ from the first are left out. */
+static int bench_steps(const char *xoload, const char *hello, int runs)
+{
+	static double len[MAXSTEPS][MAXRUNS];
+	static char name[MAXSTEPS][64], first[MAXSTEPS][64];
+	char *argv[] = { (char *)xoload, (char *)hello, NULL };
+	double one[MAXSTEPS], sum = 0;
+	int nfirst = -1, kept = 0, r, i, n;
+
+	for (r = 0; r < runs; r++) {
+		n = timed_steps(argv, name, one);
+		if (n < 0) {
+			fprintf(stderr, "hostbench: xoload hello with XOLOAD_TIMES: run failed\n");
+			return -1;
+		}
+		if (nfirst < 0) {
+			nfirst = n;
+			memcpy(first, name, sizeof(first));
+		}
+		for (i = 0; n == nfirst && i < n && !strcmp(name[i], first[i]); i++)
+			;
+		if (i != nfirst)
+			continue;
+		for (i = 0; i < n; i++)
+			len[i][kept] = one[i];
+		kept++;
+	}
+	printf("where the time of xoload hello goes (XOLOAD_TIMES; each line the time until that step, us, median of %d runs of %d alike):\n", kept, runs);
+	for (i = 0; kept && i < nfirst; i++) {
+		double m = median(len[i], kept);
+
+		sum += m;
+		printf("  %-48s %8.1f\n", i ? first[i] : "fork and exec of xoload", m);
+	}
+	printf("  %-48s %8.1f\n", "sum of the medians", sum);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char *true_argv[] = { "/usr/bin/true", NULL };
@@ -149,5 +252,6 @@ int main(int argc, char **argv)
 		bad |= bench_program("python3 -c pass", python_argv, argv[1], argv[3], runs / 4 + 1);
 	if (access(node_argv[0], X_OK) == 0)
 		bad |= bench_program("node -e 0", node_argv, argv[1], argv[3], runs / 4 + 1);
+	bad |= bench_steps(argv[1], argv[2], runs);
 	return bad ? 1 : 0;
 }
