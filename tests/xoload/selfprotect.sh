@@ -39,7 +39,7 @@ D=/tmp/xoself
 rm -rf $D && mkdir -p $D
 level=$(awk '/^Xonly:/ { print $2 }' /proc/self/status)
 XO_LINE="xoload: mprotect(PROT_EXEC) of xoload's own code failed: not run"
-AUD_LINE="xoload: xoaudit.so: cannot make its own code execute-only"
+AUD_LINE="xoload: xoaudit.so: cannot make its own code execute-only: not run"
 
 # run PATH CMD...: CMD (found on PATH) under denyexecmod --self-of PATH; sets st (its
 # status), out (its stdout), err (its stderr but the tracer's count line) and

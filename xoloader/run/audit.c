@@ -80,7 +80,7 @@ static uint64_t t_version;	/* la_version()'s clock, for XOLOAD_TIMES (known late
 static void protect_self(void)
 {
 	if (rt_protect_self())
-		xo_refuse("xoaudit.so: cannot make its own code execute-only", "");
+		xo_refuse("xoaudit.so: cannot make its own code execute-only: ", "not run");
 }
 
 /* Find the initial stack through ld.so's __libc_stack_end, and what is on it. */
