@@ -407,9 +407,9 @@ $(XO_LIBDIR)/textrel-nobid-user: tests/xoload/lib/textrel-user.c $(XO_LIBDIR)/li
 
 # make bench: startup and steady-state ratios, native vs under xoload.
 XO_BENCH   := $(BUILD)/guest/bench.d/xoload
-$(XO_BENCH): xoloader/tools/bench.c $(XO_HDRS)
+$(XO_BENCH): xoloader/tools/bench.c xoloader/tools/benchrun.c $(XO_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) -static -o $@ $<
+	$(CC) $(XO_CFLAGS) -static -o $@ $< xoloader/tools/benchrun.c
 
 # Host tools: xofuzz (xoloader/tools/fuzz.c) links xoplan.c's main() under another
 # name, to run it in a forked child per mutant (tests/host/xoload_fuzz.sh).
@@ -798,9 +798,9 @@ $(HB)/bin/execthrough: $(XO_LIBDIR)/execthrough
 	@mkdir -p $(@D)
 	cp $< $@
 
-$(HB)/bin/hostbench: xoloader/tools/hostbench.c
+$(HB)/bin/hostbench: xoloader/tools/hostbench.c xoloader/tools/benchrun.c $(XO_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $<
+	$(CC) $(CFLAGS) -o $@ $< xoloader/tools/benchrun.c
 
 bench-host: deps $(HB)/bin/xoload $(HB)/lib/xoaudit.so $(HB)/lib/xoplan $(HB)/bin/hello $(HB)/bin/execthrough \
             $(HB)/bin/hostbench

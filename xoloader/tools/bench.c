@@ -55,10 +55,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/personality.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "benchrun.h"
 
 #define XOLOAD		"/xonly/bin/xoload"
 #define HELLO		"/xonly/lib/xoload/hello"
@@ -97,20 +98,8 @@ static double timed_as(char *const argv[], const char *env, bool fixed)
 {
 	double t0 = now();
 	int st;
-	pid_t pid = fork();
+	pid_t pid = bench_spawn(argv, env, fixed);
 
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-
-		dup2(fd, 1);
-		dup2(fd, 2);
-		if (env)
-			putenv((char *)env);
-		if (fixed && personality((unsigned long)personality(0xffffffff) | ADDR_NO_RANDOMIZE) < 0)
-			_exit(127);
-		execv(argv[0], argv);
-		_exit(127);
-	}
 	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 		return -1;
 	return now() - t0;
@@ -119,19 +108,6 @@ static double timed_as(char *const argv[], const char *env, bool fixed)
 static double timed(char *const argv[])
 {
 	return timed_as(argv, NULL, false);
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* @mib MiB of deterministic, incompressible-looking bytes. */
@@ -266,7 +242,7 @@ static int startup(const char *label, char *const argv[], int n, double *t[NVARI
 				return 1;
 		}
 	for (j = 0; j < NVARIANTS; j++)
-		m[j] = median(t[j], n);
+		m[j] = bench_median(t[j], n);
 	printf("xoload startup: %s, median of %d interleaved runs: native %.2f ms, xoload (ld.so's hook) %.2f ms: ratio %.3f (target <= 1.10)",
 	       label, n, m[0] * 1e3, m[1] * 1e3, m[1] / m[0]);
 	if (kernel_ok)
@@ -447,11 +423,11 @@ static int phases(const char *label, const char *prog, bool cache, bool module, 
 			if (ev[i].n == ev[0].n && !strcmp(ev[i].name[k], ev[0].name[k]))
 				d[m++] = ev[i].t[k] - ev[i].t[k - 1];
 		if (m)
-			printf("xoload phases:   %8.3f ms  %s\n", median(d, m) * 1e3, phase_name(ev[0].name[k], buf, sizeof(buf)));
+			printf("xoload phases:   %8.3f ms  %s\n", bench_median(d, m) * 1e3, phase_name(ev[0].name[k], buf, sizeof(buf)));
 	}
 	for (i = 0; i < n; i++)
 		total[i] = ev[i].t[ev[i].n - 1] - ev[i].t[0];
-	printf("xoload phases:   %8.3f ms  in all, from the fork to the end of the wait\n", median(total, n) * 1e3);
+	printf("xoload phases:   %8.3f ms  in all, from the fork to the end of the wait\n", bench_median(total, n) * 1e3);
 	if (!cache || module)
 		return 0;
 	/* The same program natively, without and with an audit module that does nothing, interleaved. */
@@ -464,7 +440,7 @@ static int phases(const char *label, const char *prog, bool cache, bool module, 
 			return 1;
 	}
 	printf("xoload phases: %s natively %.3f ms, with an LD_AUDIT module that does nothing (ld.so's audit namespace alone) %.3f ms\n",
-	       label, median(d, n) * 1e3, median(total, n) * 1e3);
+	       label, bench_median(d, n) * 1e3, bench_median(total, n) * 1e3);
 	fflush(stdout);
 	return 0;
 }
@@ -491,7 +467,7 @@ static int scripts(const char *label, const char *prog, int n, double *t[NVARIAN
 			if ((t[j][i] = timed(v[j])) < 0)
 				return 1;
 	for (j = 0; j < 3; j++)
-		t[j][n] = median(t[j], n);
+		t[j][n] = bench_median(t[j], n);
 	printf("xoload scripts: sh running %s 10 times, median of %d interleaved runs: native %.1f ms, "
 	       "xoload --kernel %.1f ms: ratio %.3f (module inherited), xoload --kernel-plans %.1f ms: ratio %.3f "
 	       "(no module)\n", label, n, t[0][n] * 1e3, t[1][n] * 1e3, t[1][n] / t[0][n], t[2][n] * 1e3, t[2][n] / t[0][n]);
@@ -624,8 +600,8 @@ int main(int argc, char **argv)
 	       mib, nsteady, sumn, sumx, sumx / sumn);
 	printf("xoload steady: net of startup (minus sha256sum of an empty file, %.3f s native, %.3f s under xoload): ratio %.3f\n",
 	       en / nsteady, ex / nsteady, (sumx - ex) / (sumn - en));
-	mn = median(sn, nsteady);
-	mx = median(sx, nsteady);
+	mn = bench_median(sn, nsteady);
+	mx = bench_median(sx, nsteady);
 	printf("xoload steady: median: native %.2f s, under xoload %.2f s: ratio %.3f; fastest: native %.2f s, under xoload %.2f s: ratio %.3f\n",
 	       mn, mx, mx / mn, sn[0], sx[0], sx[0] / sn[0]);
 	return 0;

@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchrun.h"
+
 #define NVARIANTS	5
 #define MAXRUNS		2000
 #define MAXSTEPS	64
@@ -59,35 +61,12 @@ static double run_once(char *const argv[], const char *env, long *minflt)
 	struct rusage ru;
 	double t0 = now_us();
 	int st;
-	pid_t pid = fork();
+	pid_t pid = bench_spawn(argv, env, false);
 
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-
-		dup2(fd, 1);
-		dup2(fd, 2);
-		if (env)
-			putenv((char *)env);
-		execv(argv[0], argv);
-		_exit(127);
-	}
 	if (pid < 0 || wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 		return -1;
 	*minflt = ru.ru_minflt;
 	return now_us() - t0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* All variants of one program, interleaved; 0, or -1 if a run failed. */
@@ -125,13 +104,13 @@ static int bench_program(const char *label, char *const prog[], const char *xolo
 		}
 	}
 	for (v = 0; v < NVARIANTS; v++) {
-		med[v] = median(t[v], runs);
+		med[v] = bench_median(t[v], runs);
 		fast[v] = t[v][0];
 	}
 	printf("%s\n", label);
 	for (v = 0; v < NVARIANTS; v++)
 		printf("  %-18s median %8.1f us %6.3fx   fastest %8.1f us %6.3fx   minor faults %4.0f\n",
-		       variant_name[v], med[v], med[v] / med[0], fast[v], fast[v] / fast[0], median(f[v], runs));
+		       variant_name[v], med[v], med[v] / med[0], fast[v], fast[v] / fast[0], bench_median(f[v], runs));
 	return 0;
 }
 
@@ -223,7 +202,7 @@ static int bench_steps(const char *xoload, const char *hello, int runs)
 	}
 	printf("where the time of xoload hello goes (XOLOAD_TIMES; each line the time until that step, us, median of %d runs of %d alike):\n", kept, runs);
 	for (i = 0; kept && i < nfirst; i++) {
-		double m = median(len[i], kept);
+		double m = bench_median(len[i], kept);
 
 		sum += m;
 		printf("  %-48s %8.1f\n", i ? first[i] : "fork and exec of xoload", m);
