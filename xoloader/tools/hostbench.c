@@ -77,7 +77,8 @@ static int bench_program(const char *label, char *const prog[], const char *xolo
 	char *argv[NVARIANTS][16];
 	int v, r, n;
 
-	for (n = 0; prog[n] && n < 14; n++)
+	/* At most 14 of PROG's words: one slot for xoload or EXECTHROUGH, one for the NULL. */
+	for (n = 0; n < 14 && prog[n]; n++)
 		;
 	for (v = 0; v < NVARIANTS; v++) {
 		int k = 0;
@@ -86,7 +87,8 @@ static int bench_program(const char *label, char *const prog[], const char *xolo
 			argv[v][k++] = (char *)xoload;
 		else if (v == 4)
 			argv[v][k++] = (char *)through;
-		memcpy(&argv[v][k], prog, (size_t)(n + 1) * sizeof(*prog));
+		memcpy(&argv[v][k], prog, (size_t)n * sizeof(*prog));
+		argv[v][k + n] = NULL;
 	}
 	for (r = 0; r < runs; r++) {
 		for (v = 0; v < NVARIANTS; v++) {
