@@ -6,6 +6,9 @@
 #   - the audit module cannot be loaded (not ELF; no la_version): ld.so
 #     only warns and would run PROG with every library readable; xoload's
 #     gate at AT_ENTRY stops it;
+#   - the audit module is a FIFO: ld.so would wait on it forever (PROG's,
+#     or under the hook its children's); xoload refuses it, given with
+#     --audit or found next to xoload;
 #   - a library (LD_PRELOAD) that cannot be planned (corrupt section
 #     header table): the module stops the process in la_objopen();
 #   - PROG itself cannot be planned: xoload refuses it;
@@ -54,6 +57,16 @@ ok $? "... one line, nothing of ld.so's ($(wc -l <err) lines)"
 permissive "audit module cut short" "did not run.*readable" $XO --permissive --audit=$PWD/short.so $H p
 grep -q "^xoload: warning: audit module $PWD/short.so: PT_LOAD" err
 ok $? "... and the warning says why: '$(head -n 1 err)'"
+
+# A FIFO: ld.so opens the module without O_NONBLOCK and would wait forever.
+rm -f fifo.so && mkfifo fifo.so
+closed "audit module a FIFO" "audit module $PWD/fifo.so: not a regular file" timeout 20 $XO --audit=$PWD/fifo.so $H p
+permissive "audit module a FIFO" "audit module $PWD/fifo.so: not a regular file" \
+	timeout 20 $XO --permissive --audit=$PWD/fifo.so $H p
+# The same found next to xoload (a copy, with a FIFO for lib/xoaudit.so), by default (the hook).
+rm -rf copy && mkdir -p copy/bin copy/lib && cp $XO copy/bin/xoload && mkfifo copy/lib/xoaudit.so
+closed "audit module a FIFO next to xoload, the hook" "audit module $PWD/copy/lib/xoaudit.so: not a regular file" \
+	timeout 20 copy/bin/xoload $H p
 
 # A library ld.so loads happily but the planner refuses: e_shoff past the end.
 cp /xonly/lib/xoload/libxoprobe.so badsh.so

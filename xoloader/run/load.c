@@ -83,8 +83,10 @@ int image_open_obj(struct image *im, const char *path, bool need_entry, char *er
 		fail(n == -RT_ENOENT || n == -RT_ENOTDIR ? 127 : 126, "%s: %s", path, rt_strerror((int)-n));
 	}
 	im->fd = (int)n;
-	if (rt_fstat(im->fd, &st) || (st.mode & RT_S_IFMT) != RT_S_IFREG)
+	if (rt_fstat(im->fd, &st) || (st.mode & RT_S_IFMT) != RT_S_IFREG) {
+		im->not_regular = true;
 		fail(126, "%s: not a regular file", path);
+	}
 	fsize = st.size;
 	/*
 	 * The file's first page in one read: the ELF header, and as a rule

@@ -25,6 +25,7 @@ struct image {
 	uint64_t lo, hi;	/* page-aligned link-time span of the PT_LOADs */
 	uint64_t phdr_va;	/* link-time address of the program headers */
 	bool has_interp;
+	bool not_regular;	/* image_open() refused it as no regular file (a FIFO, a device, a directory) */
 	/* Last: not zeroed by image_open(), read only as far as it filled them. */
 	Elf64_Phdr ph[LOAD_MAX_PHNUM];	/* e_phnum of them */
 	char interp[PATH_MAX];		/* if has_interp */

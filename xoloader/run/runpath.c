@@ -376,9 +376,11 @@ static bool audit_module_fits(const char *path, char *err, size_t errlen, bool *
 	 * One open: image_open_obj() read the ELF header before it refused
 	 * anything but a file it cannot open or that is no regular file.
 	 * Whatever does not start with the ELF magic (or could not be read)
-	 * goes to ld.so, which says what it is.
+	 * goes to ld.so, which says what it is.  Not what is no regular file:
+	 * ld.so opens the module without O_NONBLOCK, so a FIFO would hang
+	 * PROG (or, for the hook, its children) before the gate could speak.
 	 */
-	if (!rc || rt_memcmp(mod.eh.e_ident, ELFMAG, SELFMAG))
+	if (!rc || (!mod.not_regular && rt_memcmp(mod.eh.e_ident, ELFMAG, SELFMAG)))
 		return true;
 	rt_fmt(err, errlen, "audit module %s", why);
 	return false;
