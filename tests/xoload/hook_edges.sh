@@ -16,7 +16,9 @@
 #     rounds: libxoprobe.so and libz, unmapped by each last dlclose, and
 #     libcrypto, NODELETE) read each library's code only to fault
 #     SEGV_PKUERR once dlopen() returned, with no crash or hang (an alarm),
-#     hooked and under the module;
+#     hooked and under the module; and hooked again while 2 more threads
+#     call _dl_debug_state (r_debug.r_brk) themselves in a loop, which
+#     only the hook's own lock keeps out of the hook while ld.so is in it;
 #   - a preinit_array entry, the constructor of a DT_NEEDED library and
 #     PROG's own constructor read libc's getpid and fault SEGV_PKUERR,
 #     hooked and under the module;
@@ -86,6 +88,14 @@ ok $? "hooked, 4 threads x 50 rounds of dlopen, read, dlclose on libxoprobe, lib
 fresh=$(sed -n 's/.*; \([0-9]*\) found the library not loaded$/\1/p' $D/out)
 [ "${fresh:-0}" -ge 5 ]
 ok $? "... and the libraries were unmapped and mapped again while the threads ran: ${fresh:-no} rounds found theirs not loaded"
+# The same with 2 more threads that call _dl_debug_state themselves in a
+# loop, outside ld.so's load lock: without the hook's own lock (hook.c,
+# hook_enter) they and the dlopen()ing thread plan and protect the same new
+# library at once, in shared tables and one static plan.
+XOLOAD_TIMES=1 $XO $L/hookthreads -b 2 4 50 $libs >$D/out 2>$D/err; st=$?
+grep -v '^xoload: time: ' $D/err | cat $D/out - | sed 's/^/#   r_brk: /'
+[ "$st" = 0 ] && grep -q "^$want (.*; 2 threads called r_brk [1-9][0-9]* times$" $D/out && hooked
+ok $? "hooked, the same while 2 more threads call _dl_debug_state (r_debug.r_brk) in a loop: every read SEGV_PKUERR, no crash, hang or refusal (status $st)"
 XOLOAD_HOOK=0 XOLOAD_TIMES=1 $XO $L/hookthreads 4 50 $libs >$D/out 2>$D/err; st=$?
 [ "$st" = 0 ] && grep -q "^$want (" $D/out && bymodule
 ok $? "control, under the module: the same (status $st, $(tail -n 1 $D/out))"
