@@ -25,7 +25,11 @@
 #   - and records what an IFUNC resolver of PROG sees of libc while ld.so
 #     relocates PROG: readable under the hook (the README's documented
 #     window: libc is protected at the consistent call, after relocation),
-#     execute-only under the module; a change either way fails the row.
+#     execute-only under the module; a change either way fails the row;
+#   - the hook called again from within itself (a signal handler that
+#     calls r_brk, the signal sent by a tracer at a system call the hook
+#     makes under its lock) exits 126 with xoload's one line, no hang;
+#     under the module the same program runs (r_brk is empty there).
 . /xonly/lib/tap.sh
 tap_init xoload-hook-edges
 XO=/xonly/bin/xoload
@@ -126,5 +130,24 @@ else
 fi
 grep -qx "$rline SEGV_PKUERR" $D/mod
 ok $? "under the module: PROG's IFUNC resolver finds libc execute-only (protected before relocation) ($(grep "^$rline" $D/mod))"
+
+# --- 4. the hook called again from within itself -------------------------------
+# hookreenter traces a child of its own that dlopen()s libxoprobe, and sends
+# it a SIGUSR1 at the entry of xoload's identity check's rt_sigprocmask(99)
+# (sameobj.c), made inside the hook while it protects that library: the
+# handler runs inside the hook, every time.
+reent="xoload: ld.so's hook (_dl_debug_state) called again from within itself: not run"
+probe=$L/libxoprobe.so
+loaded="dlopen($probe): loaded, 1 SIGUSR1 while it ran"
+XOLOAD_TIMES=1 $XO $L/hookreenter nocall $probe >$D/out 2>$D/err; st=$?
+[ "$st" = 0 ] && [ "$(cat $D/out)" = "$loaded" ] && hooked
+ok $? "control, hooked: a SIGUSR1 handler runs inside the hook while it protects a dlopen()ed library, and returns (status $st, $(cat $D/out))"
+$XO $L/hookreenter call $probe >$D/out 2>$D/err; st=$?
+[ "$st" = 126 ] && [ "$(cat $D/err)" = "$reent" ] &&
+	[ "$(cat $D/out)" = "SIGUSR1 inside the hook: calling r_brk from the handler" ]
+ok $? "hooked, that handler calls _dl_debug_state (r_brk): refused, status $st, '$(cat $D/err)' (142 is the alarm: a hook waiting for itself)"
+XOLOAD_HOOK=0 XOLOAD_TIMES=1 $XO $L/hookreenter call $probe >$D/out 2>$D/err; st=$?
+[ "$st" = 0 ] && grep -q '^r_brk returned to the handler$' $D/out && [ "$(tail -n 1 $D/out)" = "$loaded" ] && bymodule
+ok $? "control, under the module (its identity check is the same code): the handler's r_brk is ld.so's empty function, dlopen() goes on (status $st, $(tail -n 1 $D/out))"
 rm -rf $D
 tap_done
