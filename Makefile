@@ -197,7 +197,8 @@ XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDI
               $(XO_LIBDIR)/xoaudit-othernet.so $(XO_LIBDIR)/hookprobe $(XO_LIBDIR)/ldpatch $(XO_LIBDIR)/hello-ldtmp \
               $(XO_LIBDIR)/libtextrel-nobid.so $(XO_LIBDIR)/textrel-nobid-user $(XO_LIBDIR)/libcodecopy.so \
               $(XO_LIBDIR)/codecopy $(XO_LIBDIR)/denyexecmod \
-              $(XO_LIBDIR)/hookthreads $(XO_LIBDIR)/libhookctor.so $(XO_LIBDIR)/hookctor
+              $(XO_LIBDIR)/hookthreads $(XO_LIBDIR)/libhookctor.so $(XO_LIBDIR)/hookctor \
+              $(XO_LIBDIR)/hookreenter
 # Dynamically linked guest programs: the image has glibc's ld.so and libc.
 XO_DYN     := -Wl,-Bstatic -lcapstone -Wl,-Bdynamic
 
@@ -325,6 +326,11 @@ $(XO_LIBDIR)/denyexecmod: tests/xoload/lib/denyexecmod.c
 $(XO_LIBDIR)/hookthreads: tests/xoload/lib/hookthreads.c $(TEST_LIB) $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -pthread -o $@ $< $(TEST_LIB)
+
+# tests/xoload/hook_edges.sh: a SIGSYS handler that calls r_brk inside the hook.
+$(XO_LIBDIR)/hookreenter: tests/xoload/lib/hookreenter.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
 
 $(XO_LIBDIR)/libhookctor.so: tests/xoload/lib/hookctorlib.c tests/xoload/lib/hookctor.h
 	@mkdir -p $(@D)

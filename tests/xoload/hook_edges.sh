@@ -16,14 +16,20 @@
 #     rounds: libxoprobe.so and libz, unmapped by each last dlclose, and
 #     libcrypto, NODELETE) read each library's code only to fault
 #     SEGV_PKUERR once dlopen() returned, with no crash or hang (an alarm),
-#     hooked and under the module;
+#     hooked and under the module; and hooked again while 2 more threads
+#     call _dl_debug_state (r_debug.r_brk) themselves in a loop, which
+#     only the hook's own lock keeps out of the hook while ld.so is in it;
 #   - a preinit_array entry, the constructor of a DT_NEEDED library and
 #     PROG's own constructor read libc's getpid and fault SEGV_PKUERR,
 #     hooked and under the module;
 #   - and records what an IFUNC resolver of PROG sees of libc while ld.so
 #     relocates PROG: readable under the hook (the README's documented
 #     window: libc is protected at the consistent call, after relocation),
-#     execute-only under the module; a change either way fails the row.
+#     execute-only under the module; a change either way fails the row;
+#   - the hook called again from within itself (a signal handler that
+#     calls r_brk, the signal sent by a tracer at a system call the hook
+#     makes under its lock) exits 126 with xoload's one line, no hang;
+#     under the module the same program runs (r_brk is empty there).
 . /xonly/lib/tap.sh
 tap_init xoload-hook-edges
 XO=/xonly/bin/xoload
@@ -86,6 +92,14 @@ ok $? "hooked, 4 threads x 50 rounds of dlopen, read, dlclose on libxoprobe, lib
 fresh=$(sed -n 's/.*; \([0-9]*\) found the library not loaded$/\1/p' $D/out)
 [ "${fresh:-0}" -ge 5 ]
 ok $? "... and the libraries were unmapped and mapped again while the threads ran: ${fresh:-no} rounds found theirs not loaded"
+# The same with 2 more threads that call _dl_debug_state themselves in a
+# loop, outside ld.so's load lock: without the hook's own lock (hook.c,
+# hook_enter) they and the dlopen()ing thread plan and protect the same new
+# library at once, in shared tables and one static plan.
+XOLOAD_TIMES=1 $XO $L/hookthreads -b 2 4 50 $libs >$D/out 2>$D/err; st=$?
+grep -v '^xoload: time: ' $D/err | cat $D/out - | sed 's/^/#   r_brk: /'
+[ "$st" = 0 ] && grep -q "^$want (.*; 2 threads called r_brk [1-9][0-9]* times$" $D/out && hooked
+ok $? "hooked, the same while 2 more threads call _dl_debug_state (r_debug.r_brk) in a loop: every read SEGV_PKUERR, no crash, hang or refusal (status $st)"
 XOLOAD_HOOK=0 XOLOAD_TIMES=1 $XO $L/hookthreads 4 50 $libs >$D/out 2>$D/err; st=$?
 [ "$st" = 0 ] && grep -q "^$want (" $D/out && bymodule
 ok $? "control, under the module: the same (status $st, $(tail -n 1 $D/out))"
@@ -116,5 +130,24 @@ else
 fi
 grep -qx "$rline SEGV_PKUERR" $D/mod
 ok $? "under the module: PROG's IFUNC resolver finds libc execute-only (protected before relocation) ($(grep "^$rline" $D/mod))"
+
+# --- 4. the hook called again from within itself -------------------------------
+# hookreenter traces a child of its own that dlopen()s libxoprobe, and sends
+# it a SIGUSR1 at the entry of xoload's identity check's rt_sigprocmask(99)
+# (sameobj.c), made inside the hook while it protects that library: the
+# handler runs inside the hook, every time.
+reent="xoload: ld.so's hook (_dl_debug_state) called again from within itself: not run"
+probe=$L/libxoprobe.so
+loaded="dlopen($probe): loaded, 1 SIGUSR1 while it ran"
+XOLOAD_TIMES=1 $XO $L/hookreenter nocall $probe >$D/out 2>$D/err; st=$?
+[ "$st" = 0 ] && [ "$(cat $D/out)" = "$loaded" ] && hooked
+ok $? "control, hooked: a SIGUSR1 handler runs inside the hook while it protects a dlopen()ed library, and returns (status $st, $(cat $D/out))"
+$XO $L/hookreenter call $probe >$D/out 2>$D/err; st=$?
+[ "$st" = 126 ] && [ "$(cat $D/err)" = "$reent" ] &&
+	[ "$(cat $D/out)" = "SIGUSR1 inside the hook: calling r_brk from the handler" ]
+ok $? "hooked, that handler calls _dl_debug_state (r_brk): refused, status $st, '$(cat $D/err)' (142 is the alarm: a hook waiting for itself)"
+XOLOAD_HOOK=0 XOLOAD_TIMES=1 $XO $L/hookreenter call $probe >$D/out 2>$D/err; st=$?
+[ "$st" = 0 ] && grep -q '^r_brk returned to the handler$' $D/out && [ "$(tail -n 1 $D/out)" = "$loaded" ] && bymodule
+ok $? "control, under the module (its identity check is the same code): the handler's r_brk is ld.so's empty function, dlopen() goes on (status $st, $(tail -n 1 $D/out))"
 rm -rf $D
 tap_done

@@ -2,7 +2,7 @@
 /*
  * hookthreads.c - threads that dlopen() and dlclose() at once under
  * xoload (tests/xoload/hook_edges.sh):
- *   hookthreads THREADS ROUNDS LIB:SYM...
+ *   hookthreads [-b CALLERS] THREADS ROUNDS LIB:SYM...
  * THREADS threads, released together by a barrier, each run ROUNDS rounds:
  * round i of thread t dlopen()s LIB number (t + i) % n (RTLD_NOW), reads
  * one byte of its SYM and dlclose()s it.  Every read must fault
@@ -13,11 +13,17 @@
  * summary counts the rounds that found it not loaded, whose dlopen() mapped
  * it anew (ld.so often at the same address, with a link map at the same
  * address: the case the hook must not take for the object it protected
- * before).  An alarm (120 s)
+ * before).  With -b, CALLERS more threads call _dl_debug_state
+ * themselves (ld.so's r_debug.r_brk, public for debuggers: xoload's hook
+ * under xoload) in a loop while the others run, outside ld.so's load lock:
+ * only the hook's own lock keeps them out of the hook while ld.so is in
+ * it (a thread that dlopen()s), which would otherwise walk and update its
+ * tables and objprotect's plan at the same time.  An alarm (120 s)
  * turns a hang into a death by SIGALRM.  Prints one summary line, and a
  * line per bad read (the first 10); exits 0 if every read faulted so.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -35,8 +41,10 @@ static struct lib {
 	atomic_int good, fresh;
 } libs[MAX_LIBS];
 static int nlibs, rounds, xokey;
-static atomic_int bad;
+static atomic_int bad, done;
+static atomic_long brk_calls;
 static pthread_barrier_t go;
+static void (*r_brk)(void);
 
 static void report(const char *fmt, long t, int i, const char *path, const char *what)
 {
@@ -75,16 +83,46 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* A thread that calls _dl_debug_state (r_debug.r_brk) until the workers are done. */
+static void *caller(void *arg)
+{
+	long n = 0;
+
+	(void)arg;
+	pthread_barrier_wait(&go);
+	while (!atomic_load(&done)) {
+		r_brk();
+		n++;
+	}
+	atomic_fetch_add(&brk_calls, n);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t th[64];
-	long nth, t;
+	long nth, ncall = 0, t;
 	int i, good = 0, fresh = 0;
 
-	if (argc < 4 || (nth = atol(argv[1])) < 1 || nth > 64 || (rounds = atoi(argv[2])) < 1 ||
+	if (argc > 2 && !strcmp(argv[1], "-b")) {
+		ncall = atol(argv[2]);
+		argv += 2;
+		argc -= 2;
+	}
+	if (argc < 4 || (nth = atol(argv[1])) < 1 || ncall < 0 || nth + ncall > 64 || (rounds = atoi(argv[2])) < 1 ||
 	    argc - 3 > MAX_LIBS) {
-		fprintf(stderr, "usage: hookthreads THREADS ROUNDS LIB:SYM...\n");
+		fprintf(stderr, "usage: hookthreads [-b CALLERS] THREADS ROUNDS LIB:SYM...\n");
 		return 2;
+	}
+	if (ncall) {
+		/* ld.so's own _r_debug: PROG does not refer to it (no copy relocation). */
+		const struct r_debug *rd = dlsym(RTLD_DEFAULT, "_r_debug");
+
+		if (!rd || !rd->r_brk) {
+			printf("no _r_debug or no r_brk in it: %s\n", rd ? "r_brk 0" : dlerror());
+			return 1;
+		}
+		r_brk = (void (*)(void))rd->r_brk;
 	}
 	for (i = 3; i < argc; i++) {
 		char *c = strchr(argv[i], ':');
@@ -104,13 +142,16 @@ int main(int argc, char **argv)
 		printf("main is not in an execute-only mapping (key %d): not run under xoload?\n", xokey);
 		return 1;
 	}
-	pthread_barrier_init(&go, NULL, (unsigned)nth);
-	for (t = 0; t < nth; t++)
-		if (pthread_create(&th[t], NULL, worker, (void *)t)) {
+	pthread_barrier_init(&go, NULL, (unsigned)(nth + ncall));
+	for (t = 0; t < nth + ncall; t++)
+		if (pthread_create(&th[t], NULL, t < nth ? worker : caller, (void *)t)) {
 			printf("pthread_create failed\n");
 			return 1;
 		}
 	for (t = 0; t < nth; t++)
+		pthread_join(th[t], NULL);
+	atomic_store(&done, 1);
+	for (; t < nth + ncall; t++)
 		pthread_join(th[t], NULL);
 	for (i = 0; i < nlibs; i++) {
 		good += libs[i].good;
@@ -121,6 +162,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < nlibs; i++)
 		printf("%s%s %d", i ? ", " : "", strrchr(libs[i].path, '/') ? strrchr(libs[i].path, '/') + 1 : libs[i].path,
 		       (int)libs[i].good);
-	printf("); %d found the library not loaded\n", fresh);
-	return good == nth * rounds && !bad ? 0 : 1;
+	printf("); %d found the library not loaded", fresh);
+	if (ncall)
+		printf("; %ld threads called r_brk %ld times", ncall, (long)brk_calls);
+	printf("\n");
+	return good == nth * rounds && !bad && (!ncall || brk_calls > 0) ? 0 : 1;
 }
