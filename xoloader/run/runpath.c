@@ -264,17 +264,17 @@ void open_images(struct image *prog, struct image *interp, bool need_entry)
 		dief(126, "%s: bad interpreter %s: not a shared object", prog_path, prog->interp);
 }
 
+#ifdef XOLOAD_BENCH_NO_PKEYS
+/* What tests/host/xoload_nopkeys.sh looks for in every xoload the build made (stripped ones too). */
+static const char bench_build_mark[] __attribute__((used)) = "xoload: make bench-host's timing build, no protection-key check";
+#endif
+
 /*
  * Without protection keys (PKU in CPUID, and OSPKE: the kernel enabled
  * them), PROT_EXEC alone is readable on x86: running PROG then would look
  * like success and protect nothing.  CPUID can claim PKU where the kernel
  * left CR4.PKE off, hence both bits.
  */
-#ifdef XOLOAD_BENCH_NO_PKEYS
-/* What tests/host/xoload_nopkeys.sh looks for in every xoload the build made (stripped ones too). */
-static const char bench_build_mark[] __attribute__((used)) = "xoload: make bench-host's timing build, no protection-key check";
-#endif
-
 bool have_pkeys(void)
 {
 	unsigned int eax, ebx, ecx, edx;
@@ -355,9 +355,10 @@ void next_to_self(char *out, const char *rel, const char *dflt)
  * headers: a module cut short (an interrupted copy, a full disk) dies with
  * SIGBUS inside ld.so, before the gate at AT_ENTRY can say why.  So what
  * is an ELF file is validated here as the preloader validates PROG: every
- * PT_LOAD within the file.  What is not ELF at all ld.so refuses with a
- * warning, and the gate stops PROG (or warns, --permissive).  Returns
- * false, with @err set, for a module that must not be handed over.
+ * PT_LOAD within the file, and what is no regular file is refused.  What
+ * is not ELF at all ld.so refuses with a warning, and the gate stops PROG
+ * (or warns, --permissive).  Returns false, with @err set, for a module
+ * that must not be handed over (*@opened false: it cannot be opened).
  */
 static bool audit_module_fits(const char *path, char *err, size_t errlen, bool *opened)
 {
