@@ -20,7 +20,9 @@
  * one); XOLOAD_NO_CACHE=1; XOLOAD_HOOK=0 (the audit module); and
  * EXECTHROUGH PROG, a static program that only execve()s PROG: the cost of
  * one more exec, which any command in front of PROG pays.  Prints the
- * median and fastest wall time, their ratios to native, and the median of
+ * median and fastest wall time, their ratios to native, what the median
+ * adds to native's in microseconds (a small program's ratio says little
+ * by itself: one more exec is 10% of /usr/bin/true), and the median of
  * the run's minor page faults.  Then where the time of `xoload HELLO` goes:
  * with XOLOAD_TIMES set, xoload, its hook and its module print the clock
  * at each step (xoload.h); the median of each step over RUNS runs, from
@@ -111,8 +113,9 @@ static int bench_program(const char *label, char *const prog[], const char *xolo
 	}
 	printf("%s\n", label);
 	for (v = 0; v < NVARIANTS; v++)
-		printf("  %-18s median %8.1f us %6.3fx   fastest %8.1f us %6.3fx   minor faults %4.0f\n",
-		       variant_name[v], med[v], med[v] / med[0], fast[v], fast[v] / fast[0], bench_median(f[v], runs));
+		printf("  %-18s median %8.1f us %6.3fx %+8.1f us   fastest %8.1f us %6.3fx   minor faults %4.0f\n",
+		       variant_name[v], med[v], med[v] / med[0], med[v] - med[0], fast[v], fast[v] / fast[0],
+		       bench_median(f[v], runs));
 	return 0;
 }
 
