@@ -327,7 +327,7 @@ $(XO_LIBDIR)/hookthreads: tests/xoload/lib/hookthreads.c $(TEST_LIB) $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -pthread -o $@ $< $(TEST_LIB)
 
-# tests/xoload/hook_edges.sh: a SIGSYS handler that calls r_brk inside the hook.
+# tests/xoload/hook_edges.sh: a SIGUSR1 handler, the signal sent by a tracer inside the hook, that calls r_brk.
 $(XO_LIBDIR)/hookreenter: tests/xoload/lib/hookreenter.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
