@@ -28,9 +28,6 @@ static uint64_t pg(void)
 	return RT_PAGE_SIZE;
 }
 
-static uint64_t down(uint64_t x) { return x & ~(pg() - 1); }
-static uint64_t up(uint64_t x) { return (x + pg() - 1) & ~(pg() - 1); }
-
 int image_open(struct image *im, const char *path, char *err, size_t errlen)
 {
 	return image_open_obj(im, path, true, err, errlen);
@@ -153,10 +150,10 @@ int image_open_obj(struct image *im, const char *path, bool need_entry, char *er
 		if (have_load && ph->p_vaddr < prev_end)
 			fail(126, "%s: PT_LOAD %d: overlaps or precedes the previous PT_LOAD", path, i);
 		if (!have_load)
-			im->lo = down(ph->p_vaddr);
+			im->lo = rt_page_down(ph->p_vaddr);
 		have_load = true;
 		prev_end = ph->p_vaddr + ph->p_memsz;
-		im->hi = up(prev_end);
+		im->hi = rt_page_up(prev_end);
 		if ((ph->p_flags & PF_X) && eh->e_entry >= ph->p_vaddr && eh->e_entry < prev_end)
 			entry_ok = true;
 		/* Program headers without PT_PHDR: find them in the file image. */
@@ -220,24 +217,24 @@ int image_map(struct image *im, char *err, size_t errlen)
 
 		if (ph->p_type != PT_LOAD || ph->p_memsz == 0)
 			continue;
-		va = down(ph->p_vaddr) + im->bias;
+		va = rt_page_down(ph->p_vaddr) + im->bias;
 		fend = ph->p_vaddr + ph->p_filesz + im->bias;
 		mend = ph->p_vaddr + ph->p_memsz + im->bias;
 		if (ph->p_filesz) {
 			/* Writable while we zero the partial bss page. */
 			int p = prot | (mend > fend && (fend & (pg() - 1)) ? RT_PROT_WRITE : 0);
 
-			res = rt_mmap(va, up(fend) - va, p, RT_MAP_PRIVATE | RT_MAP_FIXED, im->fd, down(ph->p_offset));
+			res = rt_mmap(va, rt_page_up(fend) - va, p, RT_MAP_PRIVATE | RT_MAP_FIXED, im->fd, rt_page_down(ph->p_offset));
 			if (rt_failed(res))
 				fail(126, "%s: cannot map segment %d: %s", im->path, i, rt_strerror((int)-res));
 			if (mend > fend && (fend & (pg() - 1)))
-				rt_memzero((void *)fend, up(fend) - fend);
+				rt_memzero((void *)fend, rt_page_up(fend) - fend);
 			if (p != prot)
-				rt_mprotect(down(fend), pg(), prot);
+				rt_mprotect(rt_page_down(fend), pg(), prot);
 		}
-		zpage = ph->p_filesz ? up(fend) : va;
+		zpage = ph->p_filesz ? rt_page_up(fend) : va;
 		if (mend > zpage) {
-			res = rt_mmap(zpage, up(mend) - zpage, prot, RT_MAP_PRIVATE | RT_MAP_ANONYMOUS | RT_MAP_FIXED, -1, 0);
+			res = rt_mmap(zpage, rt_page_up(mend) - zpage, prot, RT_MAP_PRIVATE | RT_MAP_ANONYMOUS | RT_MAP_FIXED, -1, 0);
 			if (rt_failed(res))
 				fail(126, "%s: cannot map bss of segment %d: %s", im->path, i, rt_strerror((int)-res));
 		}
@@ -274,7 +271,7 @@ uint64_t image_readable_end(const struct image *im, uint64_t a)
 		 */
 		for (j = i + 1; j < im->eh.e_phnum; j++) {
 			const Elf64_Phdr *q = &im->ph[j];
-			uint64_t qs = down(im->bias + q->p_vaddr);
+			uint64_t qs = rt_page_down(im->bias + q->p_vaddr);
 
 			if (q->p_type == PT_LOAD && q->p_memsz && !data_segment(q) && qs < e)
 				e = qs;
