@@ -357,20 +357,18 @@ void next_to_self(char *out, const char *rel, const char *dflt)
  * is an ELF file is validated here as the preloader validates PROG: every
  * PT_LOAD within the file, and what is no regular file is refused.  What
  * is not ELF at all ld.so refuses with a warning, and the gate stops PROG
- * (or warns, --permissive).  Returns false, with @err set, for a module
- * that must not be handed over (*@opened false: it cannot be opened).
+ * (or warns, --permissive).  0 for a module that may be handed over;
+ * else @err is set and the status is 127 (it cannot be opened) or 126.
  */
-static bool audit_module_fits(const char *path, char *err, size_t errlen, bool *opened)
+static int audit_module_refused(const char *path, char *err, size_t errlen)
 {
 	static struct image mod;
 	static char why[PATH_MAX + 100];
 	int rc = image_open_obj(&mod, path, false, why, sizeof(why));
 
-	/* Not readable: "audit module PATH: strerror", 127 (use_audit_module()). */
-	*opened = mod.fd >= 0;
-	if (!*opened) {
-		rt_cat(err, errlen, "audit module ", why, NULL);
-		return false;
+	if (mod.fd < 0) {
+		rt_cat(err, errlen, "audit module ", why, NULL);	/* "PATH: strerror" */
+		return 127;
 	}
 	rt_close(mod.fd);
 	/*
@@ -382,9 +380,9 @@ static bool audit_module_fits(const char *path, char *err, size_t errlen, bool *
 	 * PROG (or, for the hook, its children) before the gate could speak.
 	 */
 	if (!rc || (!mod.not_regular && rt_memcmp(mod.eh.e_ident, ELFMAG, SELFMAG)))
-		return true;
+		return 0;
 	rt_fmt(err, errlen, "audit module %s", why);
-	return false;
+	return 126;
 }
 
 /*
@@ -395,17 +393,16 @@ static bool audit_module_fits(const char *path, char *err, size_t errlen, bool *
 void use_audit_module(bool dynamic, bool permissive)
 {
 	static char err[2 * PATH_MAX + 200];
-	bool opened;
+	int rc;
 
 	rt_cat(audit_env, sizeof(audit_env), "LD_AUDIT=", audit_path, NULL);
 	if (!dynamic)
 		return;
-	if (audit_module_fits(audit_path, err, sizeof(err), &opened))
+	rc = audit_module_refused(audit_path, err, sizeof(err));
+	if (!rc)
 		return;
-	if (!opened)
-		die(127, err);
-	if (!permissive)
-		die(126, err);
+	if (rc == 127 || !permissive)
+		die(rc, err);
 	line("xoload: warning: ", err);
 	*audit_env = 0;		/* ld.so would die of it: PROG runs without */
 }
