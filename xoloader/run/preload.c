@@ -25,6 +25,7 @@
 
 #include "../rule/str.h"
 #include "fmt.h"
+#include "pkeys.h"
 #include "report.h"
 #include "runpath.h"
 #include "sys.h"
@@ -210,7 +211,7 @@ static void __attribute__((noreturn)) run_analysis(char **argv, char **envp)
 
 static void need_pkeys(void)
 {
-	if (!have_pkeys())
+	if (!rt_have_pkeys())
 		die(126, "no protection keys here (CPUID PKU and OSPKE): code cannot be made execute-only");
 }
 

@@ -4,7 +4,6 @@
  * hand over.  No libc (sys.h): the same code runs in the freestanding
  * preloader (preload.c) and in xoplan (tools/xoplan.c), which has one.
  */
-#include <cpuid.h>
 #include <stdarg.h>
 
 #include "../rule/str.h"
@@ -12,6 +11,7 @@
 #include "fmt.h"
 #include "hook.h"
 #include "net.h"
+#include "pkeys.h"
 #include "plancache.h"
 #include "report.h"
 #include "runpath.h"
@@ -262,33 +262,6 @@ void open_images(struct image *prog, struct image *interp, bool need_entry)
 	rt_step("validated", interp->path);
 	if (interp->has_interp || interp->eh.e_type != ET_DYN)
 		dief(126, "%s: bad interpreter %s: not a shared object", prog_path, prog->interp);
-}
-
-#ifdef XOLOAD_BENCH_NO_PKEYS
-/* What tests/host/xoload_nopkeys.sh looks for in every xoload the build made (stripped ones too). */
-static const char bench_build_mark[] __attribute__((used)) = "xoload: make bench-host's timing build, no protection-key check";
-#endif
-
-/*
- * Without protection keys (PKU in CPUID, and OSPKE: the kernel enabled
- * them), PROT_EXEC alone is readable on x86: running PROG then would look
- * like success and protect nothing.  CPUID can claim PKU where the kernel
- * left CR4.PKE off, hence both bits.
- */
-bool have_pkeys(void)
-{
-	unsigned int eax, ebx, ecx, edx;
-
-#ifdef XOLOAD_BENCH_NO_PKEYS
-	/*
-	 * make bench-host's build only (build/hostbench/, never installed):
-	 * xoload's startup timed on a CPU without PKU, every step the same.
-	 */
-	return true;
-#endif
-	if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
-		return false;
-	return (ecx & (1u << 3)) && (ecx & (1u << 4));
 }
 
 /* What the kernel says the file open on @fd is: its absolute path, resolved. */
@@ -803,7 +776,7 @@ void run_kernel_plans_early(int argc, char **argv, char **envp)
 			break;
 	if (i == eh.e_phnum)
 		return;
-	if (!have_pkeys() || rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, xonly_exec_level(), 0, 0, 0, 0))
+	if (!rt_have_pkeys() || rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, xonly_exec_level(), 0, 0, 0, 0))
 		return;
 	rt_syscall(RT_NR_execve, path, argv + 2, envp);
 }

@@ -56,7 +56,6 @@ int find_prog(const char *name, char *out, char *err, size_t errlen);
 void __attribute__((noreturn)) die_prog(int code, const char *err, bool plan_only);
 /* Open PROG (@prog_path) and its interpreter, or die. */
 void open_images(struct image *prog, struct image *interp, bool need_entry);
-bool have_pkeys(void);
 /* @out = DIR/@rel resolved, DIR being xoload's own directory, else @dflt. */
 void next_to_self(char *out, const char *rel, const char *dflt);
 /* The audit module for a dynamically linked PROG: readable and whole, or die; sets LD_AUDIT. */

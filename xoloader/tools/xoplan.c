@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../run/load.h"
+#include "../run/pkeys.h"
 #include "../run/plancache.h"
 #include "../run/report.h"
 #include "../run/runpath.h"
@@ -344,7 +345,7 @@ int main(int argc, char **argv, char **envp)
 
 	/* --report, --scan: the run path of preload.c, with the reports in it. */
 	refuse_privileged(&prog);
-	if (!have_pkeys())
+	if (!rt_have_pkeys())
 		die(126, "no protection keys here (CPUID PKU and OSPKE): code cannot be made execute-only");
 	if (!*audit_path)
 		next_to_self(audit_path, XO_AUDIT_FROM_XOPLAN, XOLOAD_AUDIT_DEFAULT);
