@@ -509,7 +509,7 @@ $(XO_SAMETEST): xoloader/tools/sametest.c xoloader/run/sameobj.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/sametest.c xoloader/run/sameobj.c
 
-host-tools: $(XO_CACHETEST) $(XO_SAMETEST) $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF) $(XO_SURVEY) $(XO_DECCOV) $(XO_HSCAN) $(XO_XOPROVEN)
+host-tools: $(BUILD)/hostbench/lib/xoaudit.so $(XO_CACHETEST) $(XO_SAMETEST) $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF) $(XO_SURVEY) $(XO_DECCOV) $(XO_HSCAN) $(XO_XOPROVEN)
 
 # The long run: the real xoload binary executed for each mutant (-x), xoscan
 # on every 4th.  Failures are saved under build/fuzz-failures/.  xoload
@@ -789,9 +789,12 @@ $(HB)/bin/xoload: $(XO_LOADER) $(XO_HDRS) scripts/check-early
 	@scripts/check-early $@.tmp
 	mv $@.tmp $@
 
-$(HB)/lib/xoaudit.so: $(BUILD)/guest/lib/xoaudit.so
+# The module too: it checks for protection keys before it protects a child
+# in place (run/audit.c).  tests/host/sameobj.sh runs it on this host.
+$(HB)/lib/xoaudit.so: $(XO_AUDIT) $(XO_HDRS)
 	@mkdir -p $(@D)
-	cp $< $@
+	$(CC) $(XO_CFLAGS) -DXOLOAD_BENCH_NO_PKEYS $(XO_AUDIT_FLAGS) -o $@.tmp $(XO_AUDIT)
+	mv $@.tmp $@
 
 $(HB)/lib/xoplan: $(BUILD)/guest/lib/xoplan
 	@mkdir -p $(@D)

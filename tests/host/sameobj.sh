@@ -22,13 +22,15 @@
 #    library is refused (126, the module's line), a.so swapped for a2.so
 #    too; without the swap, the
 #    replacement on its own, and an identical copy swapped in, it runs.
-#    No xoload beside the module and no pkeys here: the module protects in
-#    place, as for a program exec'd by one under xoload, and PROT_EXEC
-#    stays readable on this CPU, but the check is the one that runs in
-#    the VM.  The guest test tests/xoload/sameobj.sh does it under
-#    xoload --kernel.
-# Needs make host-tools (build/host/xosametest), make guest (the
-# module; else that part is skipped) and a C compiler.
+#    The module protects in place, as for a program exec'd by one under
+#    xoload.  It is make bench-host's timing build of the module
+#    (build/hostbench/lib/xoaudit.so, which does not check for protection
+#    keys: the real one refuses to run on a CPU without them), so
+#    PROT_EXEC stays readable on this CPU, but the check is the one that
+#    runs in the VM.  The guest test tests/xoload/sameobj.sh does it
+#    under xoload --kernel.
+# Needs make host-tools (build/host/xosametest and that module; else
+# that part is skipped), make guest (libswapaudit.so) and a C compiler.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/tap.sh"
@@ -110,7 +112,7 @@ else
 	skip "no libz or libm" "system libraries"
 fi
 
-m=$top/build/guest/lib/xoaudit.so s=$top/build/guest/lib/xoload/libswapaudit.so
+m=$top/build/hostbench/lib/xoaudit.so s=$top/build/guest/lib/xoload/libswapaudit.so
 libm=$(readlink -f /lib/x86_64-linux-gnu/libm.so.6)
 if [ -f "$m" ] && [ -f "$s" ] && [ -f "$libm" ] && [ -x /usr/bin/true ]; then
 	x=$w/swap
@@ -136,6 +138,6 @@ if [ -f "$m" ] && [ -f "$s" ] && [ -f "$libm" ] && [ -x /usr/bin/true ]; then
 	[ "$st" = 0 ] && [ ! -s "$w/err" ] && [ ! -e "$x/libx.new" ]
 	ok $? "module: swapped for an identical copy (another inode): runs (status $st$(sed 's/^/; /' "$w/err"))"
 else
-	skip "no $m or $s (make guest), or no libm" "the module refuses a swapped library"
+	skip "no $m or $s (make host-tools, make guest), or no libm" "the module refuses a swapped library"
 fi
 tap_done

@@ -5,7 +5,8 @@
 # without XOLOAD_HOOK the hook is used, XOLOAD_HOOK=0 gives the module and
 # another value is a usage error; the module is not in PROG's maps and LD_AUDIT is
 # back in PROG's environment for its children (removed with --no-inherit);
-# a child runs under xoload again; libc, ld.so, PROG and a dlopen()ed
+# a child is protected in place by the module, or with
+# XOLOAD_CHILDREN=reexec runs under xoload again, hooked; libc, ld.so, PROG and a dlopen()ed
 # library are execute-only (xo_probe); a library dlclose()d and dlopen()ed
 # time, also while another thread calls the hook itself; no copy of a
 # library's code stays readable after the identity check; a text-relocated
@@ -51,14 +52,18 @@ out=$($XO --no-inherit $L/hookprobe env 2>&1); st=$?
 [ "$st" = 0 ] && [ "$out" = "LD_AUDIT=(unset) xoaudit=0 nullaudit=0 xoload=1" ]
 ok $? "--no-inherit: no LD_AUDIT left in the environment ($out, status $st)"
 
-# In the kernel's xonly mode (xonly=on) the module of a child carves its
-# data out in place (the kernel made its code execute-only), as without
-# the hook; else it re-executes the child under xoload, hooked again.
-child="LD_AUDIT=$AUD xoaudit=0 nullaudit=0 xoload=1"
-[ "$(awk '/^Xonly:/ { print $2 }' /proc/self/status)" = 1 ] && child="LD_AUDIT=$AUD xoaudit=1 nullaudit=0 xoload=0"
+# A child: the module, loaded again through LD_AUDIT, protects it in
+# place (in the kernel's xonly mode it carves its data out in place), as
+# without the hook; XOLOAD_CHILDREN=reexec runs it under xoload again,
+# hooked again (children.sh tests both further).
+child="LD_AUDIT=$AUD xoaudit=1 nullaudit=0 xoload=0"
 out=$($XO /bin/bash -c "$L/hookprobe env; exit \$?" 2>&1); st=$?
 [ "$st" = 0 ] && [ "$out" = "$child" ]
-ok $? "a child of a hooked bash: run under xoload again, as without the hook ($out, status $st)"
+ok $? "a child of a hooked bash: protected in place by the module, as without the hook ($out, status $st)"
+[ "$(awk '/^Xonly:/ { print $2 }' /proc/self/status)" = 1 ] || child="LD_AUDIT=$AUD xoaudit=0 nullaudit=0 xoload=1"
+out=$(XOLOAD_CHILDREN=reexec $XO /bin/bash -c "$L/hookprobe env; exit \$?" 2>&1); st=$?
+[ "$st" = 0 ] && [ "$out" = "$child" ]
+ok $? "XOLOAD_CHILDREN=reexec: a child of a hooked bash runs under xoload again, hooked again ($out, status $st)"
 
 XOLOAD_TIMES=1 /xonly/tests/xoload/xo_probe >$D/probe 2>&1; st=$?
 grep -v '^xoload: time: ' $D/probe | sed 's/^/#   /'

@@ -35,11 +35,12 @@
  * xoload was given --permissive (a warning, its code stays readable).
  *
  * Inheritance: LD_AUDIT stays in the environment, so a program PROG execs
- * loads this module again, without AT_XOLOAD.  la_objopen() then
- * re-executes it under xoload (before any of its code or its libraries'
- * ran); if that is impossible it protects main and ld.so in place (ld.so's
- * own startup then ran readable).  With --no-inherit, LD_AUDIT is removed
- * from the environment before the program starts.
+ * loads this module again, without AT_XOLOAD.  la_objopen() then protects
+ * it in place: the program, ld.so and each library before any of their
+ * code runs (ld.so's own start ran readable); XOLOAD_CHILDREN=reexec
+ * re-executes it under xoload instead (protect_child()).  With
+ * --no-inherit, LD_AUDIT is removed from the environment before the
+ * program starts.
  */
 #include <elf.h>
 #include <link.h>
@@ -50,6 +51,7 @@
 #include "fmt.h"
 #include "net.h"
 #include "objprotect.h"
+#include "pkeys.h"
 #include "plancache.h"
 #include "report.h"
 #include "rtplan.h"
@@ -235,6 +237,38 @@ static void reexec_under_xoload(void)
 	rt_syscall(RT_NR_execve, xo, av, envp);
 }
 
+/*
+ * A program that one under xoload executed: it inherited LD_AUDIT, and
+ * neither xoload (no AT_XOLOAD) nor the kernel's xonly mode made its code
+ * execute-only.  By default the module does it in place: ld.so has mapped
+ * the program and itself and run only its own start (relocating itself,
+ * reading the environment, loading this module), and la_objopen()
+ * protects the program, ld.so and each library before any of their code
+ * or constructors run, as for xoload --kernel's descendants.  One start,
+ * where a re-exec costs a second one: twice a small program's (make
+ * bench-host, the children row).  XOLOAD_CHILDREN=reexec runs it under
+ * xoload again instead, so that ld.so's own start runs execute-only too;
+ * where that is impossible (no xoload beside the module, no AT_EXECFN),
+ * in place.  Without protection keys nothing could be protected: refused,
+ * as xoload refuses.
+ */
+static void protect_child(void)
+{
+	static char l[PATH_MAX_ + 200];
+	const char *how = env(XOLOAD_CHILDREN_ENV), *why = NULL;
+
+	if (how && *how && rt_strcmp(how, "inplace") && rt_strcmp(how, "reexec"))
+		why = "XOLOAD_CHILDREN must be inplace, reexec or unset";
+	else if (!rt_have_pkeys())
+		why = "no protection keys here (CPUID PKU and OSPKE): code cannot be made execute-only";
+	if (why) {
+		rt_fmt(l, sizeof(l), "%s: %s: not run", execfn ? execfn : "the program", why);
+		xo_refuse(l, "");
+	}
+	if (how && !rt_strcmp(how, "reexec"))
+		reexec_under_xoload();
+}
+
 static void drop_ld_audit(void)
 {
 	char **r, **w;
@@ -263,7 +297,7 @@ static void start(struct link_map *map)
 	kernel_mode = !flags && rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0) >= 1;
 	rt_step("mode", NULL);
 	if (!flags && !kernel_mode)
-		reexec_under_xoload();
+		protect_child();
 	if (flags & XOF_NO_INHERIT)
 		drop_ld_audit();
 	if ((flags & XOF_SCAN) && selfpath[0])

@@ -34,7 +34,8 @@
  * another name (XO_AUDIT), which ld.so does not read, and the first
  * consistent state names it LD_AUDIT again (or removes it, --no-inherit),
  * before libc reads the environment; so PROG's children load the module,
- * which re-executes them under xoload, with XOLOAD_HOOK still set.
+ * which protects them in place (XOLOAD_CHILDREN=reexec: re-executes them
+ * under xoload, with XOLOAD_HOOK still set).
  *
  * Fail closed: ld.so's _dl_debug_state or _r_debug not found, or not the
  * shape above, gets the module, or with XOLOAD_HOOK=1 refuses to run

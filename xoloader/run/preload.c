@@ -246,6 +246,7 @@ static void __attribute__((noreturn)) xoload(int argc, char **argv, char **envp)
 	}
 	STEP("start");
 	parse_options(argc, argv, envp, &o);
+	check_children_env();
 	STEP("options");
 	if (o.prog >= argc)
 		die(2, "no program given (see --help)");

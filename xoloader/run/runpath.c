@@ -451,6 +451,19 @@ void run_no_net(void)
 	no_net_env = !run_env(XOLOAD_NO_NET_ENV);
 }
 
+/*
+ * XOLOAD_CHILDREN is read by the audit module in the programs PROG
+ * executes (xoload.h); a value it would refuse there is refused here,
+ * before PROG runs.
+ */
+void check_children_env(void)
+{
+	const char *c = run_env(XOLOAD_CHILDREN_ENV);
+
+	if (c && *c && rt_strcmp(c, "inplace") && rt_strcmp(c, "reexec"))
+		die(2, "XOLOAD_CHILDREN: must be inplace (the default), reexec or unset (see --help)");
+}
+
 /* The hook: the flags for it (XOF_PRESENT set), or 0: the audit module (also after HOOK_USE_MODULE). */
 static unsigned long hook_flags;
 /* XOLOAD_HOOK=1: an ld.so the hook does not fit is refused, not given the module. */

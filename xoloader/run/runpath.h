@@ -54,6 +54,8 @@ char **reexec_args(int *argc, char **argv, char **nv);
 int find_prog(const char *name, char *out, char *err, size_t errlen);
 /* PROG cannot be run: the line, with a hint when run from a program under xoload. */
 void __attribute__((noreturn)) die_prog(int code, const char *err, bool plan_only);
+/* A value of XOLOAD_CHILDREN the module would refuse in PROG's children: die (2). */
+void check_children_env(void);
 /* Open PROG (@prog_path) and its interpreter, or die. */
 void open_images(struct image *prog, struct image *interp, bool need_entry);
 /* @out = DIR/@rel resolved, DIR being xoload's own directory, else @dflt. */

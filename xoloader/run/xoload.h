@@ -50,6 +50,14 @@
  */
 #define XOLOAD_TIMES_ENV	"XOLOAD_TIMES"
 
+/*
+ * XOLOAD_CHILDREN: how the audit module protects a program that one under
+ * xoload executed (it inherited LD_AUDIT; no AT_XOLOAD, no xonly mode):
+ * "inplace" (the default, also unset or empty) protects it where it is,
+ * "reexec" runs it under xoload again (audit.c, protect_child()).
+ */
+#define XOLOAD_CHILDREN_ENV	"XOLOAD_CHILDREN"
+
 #define XOLOAD_GATE_OK		0x6b6f2d6574616758ull	/* "Xgate-ok" */
 #define XOLOAD_GATE_OK_STR	"0x6b6f2d6574616758"
 

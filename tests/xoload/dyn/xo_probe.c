@@ -3,11 +3,15 @@
  * xo_probe.c - inside a dynamically linked program run under xoload: its
  * own main, a libc function, an ld.so function and a dlopen()ed library's
  * function are execute-only.  Started directly, it re-runs itself under
- * /xonly/bin/xoload (xoload marks its programs with the AT_XOLOAD auxv entry).
+ * /xonly/bin/xoload (xoload marks its programs with the AT_XOLOAD auxv entry),
+ * unless its first argument is --child: run by a program under xoload,
+ * whose audit module protected it in place (no AT_XOLOAD) or ran it under
+ * xoload again (tests/xoload/children.sh).
  */
 #include <dlfcn.h>
 #include <link.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -49,8 +53,9 @@ int main(int argc, char **argv)
 	pid_t (*getpid_p)(void);
 	void *ldso_fn, *h;
 
-	(void)argc;
-	if (!getauxval(AT_XOLOAD)) {
+	bool child = argc > 1 && !strcmp(argv[1], "--child");
+
+	if (!getauxval(AT_XOLOAD) && !child) {
 		char self[4096];
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
@@ -59,10 +64,11 @@ int main(int argc, char **argv)
 		tap_init("xoload-probe");
 		tap_bail("exec %s: %s", XOLOAD, errname(errno));
 	}
-	(void)argv;
 	tap_init("xoload-probe");
 	if (!pkru_supported())
 		tap_bail("no PKU");
+	if (child)
+		tap_diag("a child, %s", getauxval(AT_XOLOAD) ? "run under xoload again (AT_XOLOAD)" : "in place (no AT_XOLOAD)");
 	fault_setup();
 
 	probe("main", (void *)main);

@@ -1,0 +1,106 @@
+#!/bin/sh
+# children.sh - the programs a program under xoload executes (xoload(1),
+# "Children"): they inherit LD_AUDIT, and the audit module, loaded again,
+# protects each of them in place by default, or with
+# XOLOAD_CHILDREN=reexec runs it under xoload again.  Proves, for a child
+# of bash run under xoload:
+#  - by default the module is mapped in the child and in a grandchild,
+#    and no xoload (hookprobe), and the child's /proc/self/exe is its own
+#    file, not xoload;
+#  - its main, libc, ld.so and a dlopen()ed library are execute-only:
+#    reads fault SEGV_PKUERR with the execute-only key (xo_probe --child),
+#    also with another audit module listed before xoaudit.so;
+#  - code that runs before main (a preinit_array entry, a DT_NEEDED
+#    library's constructor, the program's constructor and IFUNC resolver)
+#    reads libc's code and faults SEGV_PKUERR: in place, the module
+#    protects each object before any of its code runs (hookctor);
+#  - XOLOAD_CHILDREN=reexec: the child runs under xoload again (xoload
+#    mapped, AT_XOLOAD), execute-only the same way;
+#  - a bad XOLOAD_CHILDREN is a usage error of xoload (2, one line,
+#    nothing run) and, set by PROG for its child, stops that child (126,
+#    one line naming it) before its code runs.
+# In the kernel's xonly mode (xonly=on, strict, learn) the kernel made the
+# child's code execute-only and the module carves its data out in place,
+# with or without XOLOAD_CHILDREN=reexec.
+. /xonly/lib/tap.sh
+tap_init xoload-children
+XO=/xonly/bin/xoload
+L=/xonly/lib/xoload
+T=/xonly/tests/xoload
+AUD=/xonly/lib/xoaudit.so
+D=/tmp/xochildren
+rm -rf $D && mkdir -p $D
+xonly=$(awk '/^Xonly:/ { print $2 }' /proc/self/status)
+inplace="LD_AUDIT=$AUD xoaudit=1 nullaudit=0 xoload=0"
+reexec="LD_AUDIT=$AUD xoaudit=0 nullaudit=0 xoload=1"
+[ "${xonly:-0}" != 0 ] && reexec=$inplace
+
+# --- which mechanism, and what the child is -----------------------------------
+out=$($XO /bin/bash -c "$L/hookprobe env; exit \$?" 2>&1); st=$?
+[ "$st" = 0 ] && [ "$out" = "$inplace" ]
+ok $? "a child of bash under xoload: the module, no xoload mapped (in place) ($out, status $st)"
+
+out=$($XO /bin/bash -c "/bin/bash -c '$L/hookprobe env; exit \$?'" 2>&1); st=$?
+[ "$st" = 0 ] && [ "$out" = "$inplace" ]
+ok $? "a grandchild: the same ($out, status $st)"
+
+out=$($XO /bin/bash -c '/usr/bin/ls -l /proc/self/exe' 2>&1); st=$?
+[ "$st" = 0 ] && [ "${out##* -> }" = /usr/bin/ls ]
+ok $? "a child's /proc/self/exe is its own file, not xoload (ls: ${out##* -> }, status $st)"
+
+note=
+[ "${xonly:-0}" != 0 ] && note=" (xonly mode $xonly: in place)"
+out=$(XOLOAD_CHILDREN=reexec $XO /bin/bash -c "$L/hookprobe env; exit \$?" 2>&1); st=$?
+[ "$st" = 0 ] && [ "$out" = "$reexec" ]
+ok $? "XOLOAD_CHILDREN=reexec: the child runs under xoload again$note ($out, status $st)"
+
+out=$(XOLOAD_CHILDREN=inplace $XO /bin/bash -c "$L/hookprobe env; exit \$?" 2>&1); st=$?
+[ "$st" = 0 ] && [ "$out" = "$inplace" ]
+ok $? "XOLOAD_CHILDREN=inplace: the default ($out, status $st)"
+
+# --- the child's code is execute-only -----------------------------------------
+# probe NAME ENV WANT-DIAG: xo_probe --child as a child of bash; every line ok.
+probe() {
+	env $2 $XO /bin/bash -c "$T/xo_probe --child; exit \$?" >$D/probe 2>&1; st=$?
+	sed 's/^/#   /' $D/probe
+	[ "$st" = 0 ] && [ "$(grep -c '^ok' $D/probe)" -ge 10 ] && ! grep -q '^not ok' $D/probe &&
+		grep -q "^# xoload-probe: a child, $3" $D/probe
+	ok $? "$1: main, libc, ld.so and a dlopen()ed library execute-only, reads SEGV_PKUERR (status $st)"
+}
+probe "a child, in place" "" "in place"
+if [ "${xonly:-0}" = 0 ]; then
+	probe "a child, XOLOAD_CHILDREN=reexec" XOLOAD_CHILDREN=reexec "run under xoload again"
+else
+	probe "a child, XOLOAD_CHILDREN=reexec (xonly mode: in place)" XOLOAD_CHILDREN=reexec "in place"
+fi
+$XO /bin/bash -c "LD_AUDIT=$L/libnullaudit.so:$AUD $T/xo_probe --child; exit \$?" >$D/probe 2>&1; st=$?
+[ "$st" = 0 ] && [ "$(grep -c '^ok' $D/probe)" -ge 10 ] && ! grep -q '^not ok' $D/probe
+ok $? "a child with another audit module before xoaudit.so: execute-only the same (status $st)"
+
+# --- code before main --------------------------------------------------------
+early="hookctor's preinit_array entry: SEGV_PKUERR
+the constructor of libhookctor.so (DT_NEEDED): SEGV_PKUERR
+hookctor's constructor: SEGV_PKUERR"
+$XO /bin/bash -c "$L/hookctor; exit \$?" >$D/out 2>$D/err; st=$?
+sed 's/^/#   /' $D/out $D/err
+[ "$st" = 0 ] && [ "$(head -n 3 $D/out)" = "$early" ] &&
+	grep -Eq "^hookctor's IFUNC resolver: (SEGV_PKUERR|fault: signal 11 code 4 )" $D/out
+ok $? "a child in place: its preinit_array entry, a DT_NEEDED library's constructor, its constructor and its IFUNC resolver read libc: SEGV_PKUERR (status $st)"
+
+# --- XOLOAD_CHILDREN's values -------------------------------------------------
+out=$(XOLOAD_CHILDREN=yes $XO /bin/bash -c "echo > $D/ran" 2>&1); st=$?
+[ "$st" = 2 ] && [ "$out" = "xoload: XOLOAD_CHILDREN: must be inplace (the default), reexec or unset (see --help)" ] &&
+	[ ! -e $D/ran ]
+ok $? "XOLOAD_CHILDREN=yes: a usage error of xoload, nothing run ($out, status $st)"
+
+out=$($XO /bin/bash -c "XOLOAD_CHILDREN=yes /usr/bin/sort -o $D/ran /dev/null; echo \$?" 2>&1); st=$?
+if [ "${xonly:-0}" != 0 ]; then
+	# xonly mode: the module protects the child in place and never reads XOLOAD_CHILDREN.
+	[ "$st" = 0 ] && [ "$out" = 0 ] && [ -e $D/ran ]
+	ok $? "XOLOAD_CHILDREN=yes set by PROG, xonly mode $xonly: not read, the child runs in place ($out, status $st)"
+else
+	[ "$st" = 0 ] && [ "$out" = "$(printf 'xoload: /usr/bin/sort: XOLOAD_CHILDREN must be inplace, reexec or unset: not run\n126')" ] &&
+		[ ! -e $D/ran ]
+	ok $? "XOLOAD_CHILDREN=yes set by PROG for its child: the child stops, 126, one line naming it ($out, status $st)"
+fi
+tap_done
