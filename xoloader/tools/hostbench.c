@@ -8,7 +8,7 @@
  * system calls and its page faults.  Protection keys cannot be had on
  * such a host without PKU, so this runs a build of xoload whose only
  * change is that it does not check for them (-DXOLOAD_BENCH_NO_PKEYS,
- * run/runpath.c): every step is the same, PROT_EXEC just stays readable.
+ * run/pkeys.h; its module too): every step is the same, PROT_EXEC just stays readable.
  * That build is made for this benchmark only, under build/hostbench/, and
  * is never installed.
  *
@@ -19,7 +19,10 @@
  * (ld.so's hook, the plan cache of XOLOAD_CACHE_DIR if the caller filled
  * one); XOLOAD_NO_CACHE=1; XOLOAD_HOOK=0 (the audit module); and
  * EXECTHROUGH PROG, a static program that only execve()s PROG: the cost of
- * one more exec, which any command in front of PROG pays.  Prints the
+ * one more exec, which any command in front of PROG pays.  Then a shell
+ * (/bin/sh -c) that runs /usr/bin/true 20 times: under xoload each child
+ * loads the audit module, which protects it in place (the default) or
+ * with XOLOAD_CHILDREN=reexec runs it under xoload again.  Prints the
  * median and fastest wall time, their ratios to native, what the median
  * adds to native's in microseconds (a small program's ratio says little
  * by itself: one more exec is 10% of /usr/bin/true), and the median of
@@ -44,9 +47,25 @@
 #define NVARIANTS	5
 #define MAXRUNS		2000
 #define MAXSTEPS	64
+/* The children row: a shell that runs /usr/bin/true this many times. */
+#define CHILDREN_N	"20"
+#define CHILDREN_LIST	"1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20"
 
-static const char *const variant_name[NVARIANTS] = {
-	"native", "xoload", "xoload, no cache", "XOLOAD_HOOK=0", "execthrough",
+/* The variants of a row: its name and what is added to the environment; 1-3 run under xoload. */
+struct variants {
+	const char *name[NVARIANTS];
+	const char *env[NVARIANTS];
+};
+
+static const struct variants start_variants = {
+	{ "native", "xoload", "xoload, no cache", "XOLOAD_HOOK=0", "execthrough" },
+	{ NULL, NULL, "XOLOAD_NO_CACHE=1", "XOLOAD_HOOK=0", NULL },
+};
+
+/* A shell's children: protected in place by the module (the default), or each run under xoload again. */
+static const struct variants child_variants = {
+	{ "native", "xoload", "CHILDREN=reexec", "XOLOAD_HOOK=0", "execthrough" },
+	{ NULL, NULL, "XOLOAD_CHILDREN=reexec", "XOLOAD_HOOK=0", NULL },
 };
 
 static double now_us(void)
@@ -72,7 +91,8 @@ static double run_once(char *const argv[], const char *env, long *minflt)
 }
 
 /* All variants of one program, interleaved; 0, or -1 if a run failed. */
-static int bench_program(const char *label, char *const prog[], const char *xoload, const char *through, int runs)
+static int bench_program(const char *label, char *const prog[], const struct variants *vs, const char *xoload,
+			 const char *through, int runs)
 {
 	static double t[NVARIANTS][MAXRUNS], f[NVARIANTS][MAXRUNS];
 	double med[NVARIANTS], fast[NVARIANTS];
@@ -94,14 +114,11 @@ static int bench_program(const char *label, char *const prog[], const char *xolo
 	}
 	for (r = 0; r < runs; r++) {
 		for (v = 0; v < NVARIANTS; v++) {
-			static const char *const env[NVARIANTS] = {
-				NULL, NULL, "XOLOAD_NO_CACHE=1", "XOLOAD_HOOK=0", NULL,
-			};
 			long flt = 0;
 
-			t[v][r] = run_once(argv[v], env[v], &flt);
+			t[v][r] = run_once(argv[v], vs->env[v], &flt);
 			if (t[v][r] < 0) {
-				fprintf(stderr, "hostbench: %s, %s: run failed\n", label, variant_name[v]);
+				fprintf(stderr, "hostbench: %s, %s: run failed\n", label, vs->name[v]);
 				return -1;
 			}
 			f[v][r] = (double)flt;
@@ -114,7 +131,7 @@ static int bench_program(const char *label, char *const prog[], const char *xolo
 	printf("%s\n", label);
 	for (v = 0; v < NVARIANTS; v++)
 		printf("  %-18s median %8.1f us %6.3fx %+8.1f us   fastest %8.1f us %6.3fx   minor faults %4.0f\n",
-		       variant_name[v], med[v], med[v] / med[0], med[v] - med[0], fast[v], fast[v] / fast[0],
+		       vs->name[v], med[v], med[v] / med[0], med[v] - med[0], fast[v], fast[v] / fast[0],
 		       bench_median(f[v], runs));
 	return 0;
 }
@@ -222,6 +239,7 @@ int main(int argc, char **argv)
 	char *hello_argv[] = { NULL, NULL };
 	char *python_argv[] = { "/usr/bin/python3", "-c", "pass", NULL };
 	char *node_argv[] = { "/usr/bin/node", "-e", "0", NULL };
+	char *sh_argv[] = { "/bin/sh", "-c", "for i in " CHILDREN_LIST "; do /usr/bin/true; done", NULL };
 	int runs = argc > 4 ? atoi(argv[4]) : 200, bad = 0;
 
 	if (argc < 4 || argc > 5 || runs < 1 || runs > MAXRUNS) {
@@ -230,12 +248,14 @@ int main(int argc, char **argv)
 	}
 	hello_argv[0] = argv[2];
 	printf("xoload's startup on this CPU, %d interleaved runs of each variant (us)\n", runs);
-	bad |= bench_program("/usr/bin/true", true_argv, argv[1], argv[3], runs);
-	bad |= bench_program("hello", hello_argv, argv[1], argv[3], runs);
+	bad |= bench_program("/usr/bin/true", true_argv, &start_variants, argv[1], argv[3], runs);
+	bad |= bench_program("hello", hello_argv, &start_variants, argv[1], argv[3], runs);
 	if (access(python_argv[0], X_OK) == 0)
-		bad |= bench_program("python3 -c pass", python_argv, argv[1], argv[3], runs / 4 + 1);
+		bad |= bench_program("python3 -c pass", python_argv, &start_variants, argv[1], argv[3], runs / 4 + 1);
 	if (access(node_argv[0], X_OK) == 0)
-		bad |= bench_program("node -e 0", node_argv, argv[1], argv[3], runs / 4 + 1);
+		bad |= bench_program("node -e 0", node_argv, &start_variants, argv[1], argv[3], runs / 4 + 1);
+	bad |= bench_program("children: sh runs /usr/bin/true " CHILDREN_N " times", sh_argv, &child_variants, argv[1],
+			     argv[3], runs / 10 + 1);
 	bad |= bench_steps(argv[1], argv[2], runs);
 	return bad ? 1 : 0;
 }
