@@ -14,8 +14,10 @@
 #    library's constructor, the program's constructor and IFUNC resolver)
 #    reads libc's code and faults SEGV_PKUERR: in place, the module
 #    protects each object before any of its code runs (hookctor);
+#  - a script as a child runs, its interpreter protected (before this
+#    session the re-exec ran "xoload SCRIPT", which refuses scripts: 126);
 #  - XOLOAD_CHILDREN=reexec: the child runs under xoload again (xoload
-#    mapped, AT_XOLOAD), execute-only the same way;
+#    mapped, AT_XOLOAD), execute-only the same way, a script too;
 #  - a bad XOLOAD_CHILDREN is a usage error of xoload (2, one line,
 #    nothing run) and, set by PROG for its child, stops that child (126,
 #    one line naming it) before its code runs.
@@ -33,6 +35,8 @@ rm -rf $D && mkdir -p $D
 xonly=$(awk '/^Xonly:/ { print $2 }' /proc/self/status)
 inplace="LD_AUDIT=$AUD xoaudit=1 nullaudit=0 xoload=0"
 reexec="LD_AUDIT=$AUD xoaudit=0 nullaudit=0 xoload=1"
+# The xonly.hook=0 boot: xoload itself uses the module, so a re-executed child maps both.
+[ "${XOLOAD_HOOK:-}" = 0 ] && reexec="LD_AUDIT=$AUD xoaudit=1 nullaudit=0 xoload=1"
 [ "${xonly:-0}" != 0 ] && reexec=$inplace
 
 # --- which mechanism, and what the child is -----------------------------------
@@ -57,6 +61,29 @@ ok $? "XOLOAD_CHILDREN=reexec: the child runs under xoload again$note ($out, sta
 out=$(XOLOAD_CHILDREN=inplace $XO /bin/bash -c "$L/hookprobe env; exit \$?" 2>&1); st=$?
 [ "$st" = 0 ] && [ "$out" = "$inplace" ]
 ok $? "XOLOAD_CHILDREN=inplace: the default ($out, status $st)"
+
+# A script: the kernel executes its interpreter, AT_EXECFN names the script.
+# script HOW: run $D/script.sh as a child of bash under xoload, with
+# XOLOAD_CHILDREN=HOW; it saves its interpreter's smaps.  Sets $st, $out.
+printf '#!/bin/bash\n/usr/bin/cat /proc/$$/smaps >%s/script.smaps\necho "script ran: $1"\n' "$D" >$D/script.sh
+chmod +x $D/script.sh
+script() {
+	rm -f $D/script.smaps
+	out=$(XOLOAD_CHILDREN=$1 $XO /bin/bash -c "$D/script.sh arg; echo \$?" 2>&1); st=$?
+	# bash's own code: execute-only (--xp, a key); which of xoload and xoaudit.so are mapped
+	key=$(awk '/^[0-9a-f]+-[0-9a-f]+ /{perm=$2; name=$6} /^ProtectionKey:/{ if (name ~ /\/bash$/ && perm == "--xp") print $2 }' $D/script.smaps 2>/dev/null | head -n 1)
+	mapped=$(grep -oE '/xonly/(bin/xoload|lib/xoaudit.so)$' $D/script.smaps 2>/dev/null | sort -u | tr '\n' ' ')
+}
+script ""
+[ "$st" = 0 ] && [ "$out" = "$(printf 'script ran: arg\n0')" ] && [ -n "$key" ] && [ "$key" != 0 ] &&
+	[ "$mapped" = "/xonly/lib/xoaudit.so " ]
+ok $? "a script as a child: runs, its interpreter protected in place (bash's code key ${key:-none}; mapped: $mapped; $(echo $out), status $st)"
+script reexec
+want="/xonly/bin/xoload *"
+[ "${xonly:-0}" != 0 ] && want="/xonly/lib/xoaudit.so "
+[ "$st" = 0 ] && [ "$out" = "$(printf 'script ran: arg\n0')" ] && [ -n "$key" ] && [ "$key" != 0 ] &&
+	case $mapped in $want) true ;; *) false ;; esac
+ok $? "XOLOAD_CHILDREN=reexec: a script as a child runs, its interpreter under xoload again$note (key ${key:-none}; mapped: $mapped; $(echo $out), status $st)"
 
 # --- the child's code is execute-only -----------------------------------------
 # probe NAME ENV WANT-DIAG: xo_probe --child as a child of bash; every line ok.

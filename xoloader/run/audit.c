@@ -216,21 +216,34 @@ static uint32_t protect(const char *path, long fd, uint64_t bias, uint64_t ld, c
 	return xo_protect_object(&o, path, fd, name, tag, bias, ld);
 }
 
-/* Re-run this process under xoload; returns only if that is impossible. */
+/*
+ * Re-run this process under xoload; returns only if that is impossible.
+ * PROG is the file the kernel executed, /proc/self/exe's target: for a
+ * script that is its interpreter (AT_EXECFN names the script, which
+ * xoload refuses to run), and argv is already the interpreter's, the
+ * script's path in it.  Without /proc, AT_EXECFN.
+ */
 static void reexec_under_xoload(void)
 {
-	static char xo[PATH_MAX_], a0[PATH_MAX_ + 16];
+	static char xo[PATH_MAX_], a0[PATH_MAX_ + 16], exe[PATH_MAX_];
 	static char *av[4096];
+	long len = rt_syscall(RT_NR_readlink, "/proc/self/exe", exe, sizeof(exe) - 1);
 	int n = 0, i;
 
-	if (!execfn || !argv[0] || !beside_self(xo, sizeof(xo), "/" XO_XOLOAD_FROM_AUDIT))
+	if (len > 0 && exe[0] == '/')
+		exe[len] = 0;
+	else if (execfn)
+		rt_strlcpy(exe, execfn, sizeof(exe));
+	else
+		return;
+	if (!argv[0] || !beside_self(xo, sizeof(xo), "/" XO_XOLOAD_FROM_AUDIT))
 		return;
 	av[n++] = xo;
 	rt_strlcpy(a0, "--argv0=", sizeof(a0));
 	rt_strlcpy(a0 + 8, argv[0], sizeof(a0) - 8);
 	av[n++] = a0;
 	av[n++] = "--";
-	av[n++] = (char *)execfn;
+	av[n++] = exe;
 	for (i = 1; argv[i] && n < 4095; i++)
 		av[n++] = argv[i];
 	av[n] = NULL;
