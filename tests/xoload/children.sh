@@ -16,6 +16,8 @@
 #    protects each object before any of its code runs (hookctor);
 #  - a script as a child runs, its interpreter protected (before this
 #    session the re-exec ran "xoload SCRIPT", which refuses scripts: 126);
+#  - without /proc a script child runs in place all the same (its
+#    interpreter found by argv[0], not AT_EXECFN);
 #  - XOLOAD_CHILDREN=reexec: the child runs under xoload again (xoload
 #    mapped, AT_XOLOAD), execute-only the same way, a script too;
 #  - a bad XOLOAD_CHILDREN is a usage error of xoload (2, one line,
@@ -84,6 +86,19 @@ want="/xonly/bin/xoload *"
 [ "$st" = 0 ] && [ "$out" = "$(printf 'script ran: arg\n0')" ] && [ -n "$key" ] && [ "$key" != 0 ] &&
 	case $mapped in $want) true ;; *) false ;; esac
 ok $? "XOLOAD_CHILDREN=reexec: a script as a child runs, its interpreter under xoload again$note (key ${key:-none}; mapped: $mapped; $(echo $out), status $st)"
+
+# Without /proc (unmounted in a mount namespace of its own) the module
+# opens the main program by AT_EXECFN, for a script by argv[0], its
+# interpreter as the #! line names it; the identity check confirms it.
+printf '#!/bin/bash\necho "ran without /proc: $1"\n' >$D/noproc.sh
+chmod +x $D/noproc.sh
+if unshare -m true 2>/dev/null; then
+	out=$(unshare -m sh -c "umount -l /proc && LD_AUDIT=$AUD $D/noproc.sh a; echo \$?; LD_AUDIT=$AUD /usr/bin/true; echo \$?" 2>&1); st=$?
+	[ "$st" = 0 ] && [ "$out" = "$(printf 'ran without /proc: a\n0\n0')" ]
+	ok $? "without /proc: a script child and /usr/bin/true run in place, the script's interpreter found by argv[0] ($(echo $out), status $st)"
+else
+	skip "no unshare -m here" "without /proc: a script child in place"
+fi
 
 # --- the child's code is execute-only -----------------------------------------
 # probe NAME ENV WANT-DIAG: xo_probe --child as a child of bash; every line ok.

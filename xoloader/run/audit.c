@@ -261,8 +261,8 @@ static void reexec_under_xoload(void)
  * where a re-exec costs a second one: twice a small program's (make
  * bench-host, the children row).  XOLOAD_CHILDREN=reexec runs it under
  * xoload again instead, so that ld.so's own start runs execute-only too;
- * where that is impossible (no xoload beside the module, no AT_EXECFN),
- * in place.  Without protection keys nothing could be protected: refused,
+ * where that is impossible (no xoload beside the module; without /proc,
+ * no AT_EXECFN), in place.  Without protection keys nothing could be protected: refused,
  * as xoload refuses.
  */
 static void protect_child(void)
@@ -332,16 +332,30 @@ static void start(struct link_map *map)
 	}
 }
 
-/* The main program's file: /proc/self/exe, whatever path ran it; without /proc, AT_EXECFN. */
+/*
+ * The main program's file: /proc/self/exe, whatever path ran it.  Without
+ * /proc, AT_EXECFN; but for a script that names the script, and the
+ * program is its interpreter, which the kernel put in argv[0] as the #!
+ * line gives it.  Either way the identity check (sameobj.h) then confirms
+ * that the file is the one mapped.
+ */
 static long open_main(const char **path)
 {
 	long fd = xo_open_object("/proc/self/exe");
+	char magic[2];
 
 	*path = "/proc/self/exe";
 	if (fd >= 0)
 		return fd;
 	*path = execfn;
-	return xo_open_object(execfn);
+	fd = xo_open_object(execfn);
+	if (fd >= 0 && rt_pread((int)fd, magic, 2, 0) == 2 && magic[0] == '#' && magic[1] == '!' &&
+	    argv[0] && argv[0][0] == '/') {
+		rt_close((int)fd);
+		*path = argv[0];
+		fd = xo_open_object(argv[0]);
+	}
+	return fd;
 }
 
 __attribute__((visibility("default"))) unsigned int la_version(unsigned int version)
