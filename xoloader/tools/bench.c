@@ -446,31 +446,38 @@ static int phases(const char *label, const char *prog, bool cache, bool module, 
 }
 
 /*
- * A shell running @prog 10 times, natively, under xoload --kernel and
- * under --kernel-plans, @n runs each interleaved: the medians, and the
- * ratios per run of the script (each of its 10 programs is a descendant
- * of the process xoload started).
+ * A shell running @prog 10 times, natively, under xoload (its children
+ * protected in place by the module), xoload with XOLOAD_CHILDREN=reexec
+ * (each child run under xoload again), xoload --kernel and --kernel-plans,
+ * @n runs each interleaved: the medians, and the ratios per run of the
+ * script (each of its 10 programs is a descendant of the process xoload
+ * started).
  */
 static int scripts(const char *label, const char *prog, int n, double *t[NVARIANTS])
 {
 	char script[512];
-	char *v[3][8] = {
+	char *v[5][8] = {
 		{ "/bin/sh", "-c", script, NULL },
+		{ XOLOAD, "/bin/sh", "-c", script, NULL },
+		{ XOLOAD, "/bin/sh", "-c", script, NULL },
 		{ XOLOAD, "--kernel", "/bin/sh", "-c", script, NULL },
 		{ XOLOAD, "--kernel-plans", "/bin/sh", "-c", script, NULL },
 	};
+	static const char *const env[5] = { NULL, NULL, "XOLOAD_CHILDREN=reexec", NULL, NULL };
 	int i, j;
 
 	snprintf(script, sizeof(script), "for i in 1 2 3 4 5 6 7 8 9 10; do %s >/dev/null || exit 1; done", prog);
 	for (i = 0; i < n; i++)
-		for (j = 0; j < 3; j++)
-			if ((t[j][i] = timed(v[j])) < 0)
+		for (j = 0; j < 5; j++)
+			if ((t[j][i] = timed_as(v[j], env[j], false)) < 0)
 				return 1;
-	for (j = 0; j < 3; j++)
+	for (j = 0; j < 5; j++)
 		t[j][n] = bench_median(t[j], n);
 	printf("xoload scripts: sh running %s 10 times, median of %d interleaved runs: native %.1f ms, "
+	       "xoload %.1f ms: ratio %.3f (children in place), XOLOAD_CHILDREN=reexec %.1f ms: ratio %.3f, "
 	       "xoload --kernel %.1f ms: ratio %.3f (module inherited), xoload --kernel-plans %.1f ms: ratio %.3f "
-	       "(no module)\n", label, n, t[0][n] * 1e3, t[1][n] * 1e3, t[1][n] / t[0][n], t[2][n] * 1e3, t[2][n] / t[0][n]);
+	       "(no module)\n", label, n, t[0][n] * 1e3, t[1][n] * 1e3, t[1][n] / t[0][n], t[2][n] * 1e3,
+	       t[2][n] / t[0][n], t[3][n] * 1e3, t[3][n] / t[0][n], t[4][n] * 1e3, t[4][n] / t[0][n]);
 	fflush(stdout);
 	return 0;
 }
