@@ -198,7 +198,7 @@ XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDI
               $(XO_LIBDIR)/libtextrel-nobid.so $(XO_LIBDIR)/textrel-nobid-user $(XO_LIBDIR)/libcodecopy.so \
               $(XO_LIBDIR)/codecopy $(XO_LIBDIR)/denyexecmod \
               $(XO_LIBDIR)/hookthreads $(XO_LIBDIR)/libhookctor.so $(XO_LIBDIR)/hookctor \
-              $(XO_LIBDIR)/hookreenter
+              $(XO_LIBDIR)/hookreenter $(XO_LIBDIR)/bigtext
 # Dynamically linked guest programs: the image has glibc's ld.so and libc.
 XO_DYN     := -Wl,-Bstatic -lcapstone -Wl,-Bdynamic
 
@@ -331,6 +331,11 @@ $(XO_LIBDIR)/hookthreads: tests/xoload/lib/hookthreads.c $(TEST_LIB) $(HDRS)
 $(XO_LIBDIR)/hookreenter: tests/xoload/lib/hookreenter.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
+
+# tests/xoload/children.sh: 256 KiB of code where ld.so has its own, run as "ld.so bigtext".
+$(XO_LIBDIR)/bigtext: tests/xoload/lib/bigtext.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -pie -fPIE -Wl,-z,separate-code -o $@ $<
 
 $(XO_LIBDIR)/libhookctor.so: tests/xoload/lib/hookctorlib.c tests/xoload/lib/hookctor.h
 	@mkdir -p $(@D)

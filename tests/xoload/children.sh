@@ -18,6 +18,11 @@
 #    session the re-exec ran "xoload SCRIPT", which refuses scripts: 126);
 #  - without /proc a script child runs in place all the same (its
 #    interpreter found by argv[0], not AT_EXECFN);
+#  - a child that runs ld.so as its program ("ld.so PROG", as ldd and
+#    some launchers do; /proc/self/exe is ld.so, not PROG): PROG's code
+#    is execute-only, none of it left readable, for bash and for bigtext
+#    (256 KiB of code where ld.so's is: ld.so's plan applied to it would
+#    mprotect() without error and leave its end readable);
 #  - XOLOAD_CHILDREN=reexec: the child runs under xoload again (xoload
 #    mapped, AT_XOLOAD), execute-only the same way, a script too;
 #  - a bad XOLOAD_CHILDREN is a usage error of xoload (2, one line,
@@ -128,6 +133,22 @@ sed 's/^/#   /' $D/out $D/err
 [ "$st" = 0 ] && [ "$(head -n 3 $D/out)" = "$early" ] &&
 	grep -Eq "^hookctor's IFUNC resolver: (SEGV_PKUERR|fault: signal 11 code 4 )" $D/out
 ok $? "a child in place: its preinit_array entry, a DT_NEEDED library's constructor, its constructor and its IFUNC resolver read libc: SEGV_PKUERR (status $st)"
+
+# --- ld.so run as the child's program ------------------------------------------
+# ld.so mapped bash itself: the module must plan bash, not /proc/self/exe (ld.so).
+LDSO=/lib64/ld-linux-x86-64.so.2
+BASH=$(readlink -f /bin/bash)
+$XO /bin/bash -c "$LDSO /bin/bash -c 'cat /proc/\$\$/maps; true'" >$D/maps 2>$D/err; st=$?
+grep " $BASH\$" $D/maps | sed 's/^/#   /'
+sed 's/^/#   /' $D/err
+xo=$(grep " $BASH\$" $D/maps | grep -c ' --xp ')
+rx=$(grep " $BASH\$" $D/maps | grep -c ' r-xp ')
+[ "$st" = 0 ] && [ "$xo" -ge 1 ] && [ "$rx" = 0 ]
+ok $? "a child runs $LDSO /bin/bash: bash's code execute-only, none left readable ($xo --xp, $rx r-xp, status $st)"
+$XO /bin/bash -c "$LDSO $L/bigtext; exit \$?" >$D/big 2>&1; st=$?
+sed 's/^/#   /' $D/big
+[ "$st" = 0 ] && grep -q ' --xp ' $D/big && ! grep -q ' r-xp ' $D/big && grep -qx 'tail: SEGV_PKUERR' $D/big
+ok $? "a child runs $LDSO bigtext: all of its code execute-only, a read of its last function SEGV_PKUERR (status $st)"
 
 # --- XOLOAD_CHILDREN's values -------------------------------------------------
 out=$(XOLOAD_CHILDREN=yes $XO /bin/bash -c "echo > $D/ran" 2>&1); st=$?

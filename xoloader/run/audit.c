@@ -333,17 +333,27 @@ static void start(struct link_map *map)
 }
 
 /*
- * The main program's file: /proc/self/exe, whatever path ran it.  Without
+ * The main program's file (@map): /proc/self/exe, whatever path ran it.
+ * Not when ld.so was itself the program the kernel ran ("ld.so PROG": the
+ * kernel loaded no interpreter, AT_BASE is 0; or a main link map with a
+ * name): /proc/self/exe is ld.so then, and its plan applied at PROG's
+ * address left PROG's code readable.  That PROG is opened by its name -
+ * l_name if set, else AT_EXECFN, which ld.so pointed at PROG.  Without
  * /proc, AT_EXECFN; but for a script that names the script, and the
  * program is its interpreter, which the kernel put in argv[0] as the #!
- * line gives it.  Either way the identity check (sameobj.h) then confirms
- * that the file is the one mapped.
+ * line gives it.  Every file but /proc/self/exe then goes through the
+ * identity check (sameobj.h), as a library does.
  */
-static long open_main(const char **path)
+static long open_main(struct link_map *map, const char **path)
 {
-	long fd = xo_open_object("/proc/self/exe");
+	long fd;
 	char magic[2];
 
+	if (!at_base || (map->l_name && map->l_name[0])) {
+		*path = map->l_name && map->l_name[0] ? map->l_name : execfn;
+		return *path ? xo_open_object(*path) : -1;
+	}
+	fd = xo_open_object("/proc/self/exe");
 	*path = "/proc/self/exe";
 	if (fd >= 0)
 		return fd;
@@ -425,7 +435,7 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 		if (flags)
 			return 0;
 		rt_step("objopen", map->l_name);
-		fd = is_main ? open_main(&path) : xo_open_object(path);
+		fd = is_main ? open_main(map, &path) : xo_open_object(path);
 		*cookie = protect(path, fd, map->l_addr, (uint64_t)map->l_ld, "");
 		rt_step("protected", map->l_name);
 		return 0;
