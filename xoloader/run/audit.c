@@ -217,33 +217,50 @@ static uint32_t protect(const char *path, long fd, uint64_t bias, uint64_t ld, c
 }
 
 /*
- * Re-run this process under xoload; returns only if that is impossible.
- * PROG is the file the kernel executed, /proc/self/exe's target: for a
- * script that is its interpreter (AT_EXECFN names the script, which
- * xoload refuses to run), and argv is already the interpreter's, the
- * script's path in it.  Without /proc, AT_EXECFN.
+ * The program to run under xoload again: AT_EXECFN, unless that is a
+ * script (#!), whose interpreter the kernel ran (argv holds its
+ * arguments: the script's path and the script's own), and which xoload
+ * refuses: then the interpreter, /proc/self/exe.  Not /proc/self/exe
+ * always: "ld.so PROG" has ld.so there and PROG in AT_EXECFN and argv[0].
  */
+static const char *reexec_prog(void)
+{
+	static char exe[PATH_MAX_];
+	char head[2] = { 0, 0 };
+	long fd = rt_open(execfn, 0), n;
+
+	if (fd >= 0) {
+		rt_pread((int)fd, head, 2, 0);
+		rt_close((int)fd);
+	}
+	if (head[0] != '#' || head[1] != '!')
+		return execfn;
+	n = rt_syscall(RT_NR_readlink, "/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = 0;
+	return exe;
+}
+
+/* Re-run this process under xoload; returns only if that is impossible. */
 static void reexec_under_xoload(void)
 {
-	static char xo[PATH_MAX_], a0[PATH_MAX_ + 16], exe[PATH_MAX_];
+	static char xo[PATH_MAX_], a0[PATH_MAX_ + 16];
 	static char *av[4096];
-	long len = rt_syscall(RT_NR_readlink, "/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *prog;
 	int n = 0, i;
 
-	if (len > 0 && exe[0] == '/')
-		exe[len] = 0;
-	else if (execfn)
-		rt_strlcpy(exe, execfn, sizeof(exe));
-	else
+	if (!execfn || !argv[0] || !beside_self(xo, sizeof(xo), "/" XO_XOLOAD_FROM_AUDIT))
 		return;
-	if (!argv[0] || !beside_self(xo, sizeof(xo), "/" XO_XOLOAD_FROM_AUDIT))
+	prog = reexec_prog();
+	if (!prog)
 		return;
 	av[n++] = xo;
 	rt_strlcpy(a0, "--argv0=", sizeof(a0));
 	rt_strlcpy(a0 + 8, argv[0], sizeof(a0) - 8);
 	av[n++] = a0;
 	av[n++] = "--";
-	av[n++] = exe;
+	av[n++] = (char *)prog;
 	for (i = 1; argv[i] && n < 4095; i++)
 		av[n++] = argv[i];
 	av[n] = NULL;
@@ -261,8 +278,8 @@ static void reexec_under_xoload(void)
  * where a re-exec costs a second one: twice a small program's (make
  * bench-host, the children row).  XOLOAD_CHILDREN=reexec runs it under
  * xoload again instead, so that ld.so's own start runs execute-only too;
- * where that is impossible (no xoload beside the module; without /proc,
- * no AT_EXECFN), in place.  Without protection keys nothing could be protected: refused,
+ * where that is impossible (no xoload beside the module; a script's
+ * interpreter without /proc), in place.  Without protection keys nothing could be protected: refused,
  * as xoload refuses.
  */
 static void protect_child(void)
