@@ -417,6 +417,77 @@ static void protect_pending(void)
 	npending = 0;
 }
 
+/* This module's dynamic section: its link map is the one whose l_ld is here. */
+extern Elf64_Dyn _DYNAMIC[] __attribute__((visibility("hidden")));
+
+static bool is_pending(const struct link_map *m)
+{
+	int i;
+
+	for (i = 0; i < npending; i++)
+		if (pending[i].map == m)
+			return true;
+	return false;
+}
+
+/*
+ * Objects of audit modules listed before this one (LD_AUDIT="theirs:ours",
+ * a child's own LD_AUDIT): ld.so loaded each such module, with its
+ * DT_NEEDED libraries (its own libc, say), in a namespace of its own before
+ * it loaded ours, so la_objopen() never sees them.  They are found through
+ * ld.so's _r_debug, whose r_next chain (r_version 2, glibc 2.35+) links
+ * every namespace's link map, and protected as any object is (identity
+ * check, plan, 126 on failure).  Their code has run readable by now - the
+ * libraries' relocation and constructors, the module's la_version() - so
+ * what this gains is that it is execute-only for the rest of the run.
+ * Skipped: the base namespace (la_objopen() sees each of its objects), this
+ * module's own namespace (it protected itself), ld.so (its entry in each
+ * namespace has ld.so's l_addr), the vDSO, objects without a name, and
+ * those of modules listed after this one (pending: protect_pending()).
+ * Without the chain (r_version < 2: an older ld.so) nothing is found and
+ * such modules keep their code readable, as before.
+ */
+static void protect_earlier_audit(struct link_map *map)
+{
+	const struct r_debug_extended *r = NULL;
+	const struct link_map *m, *base;
+	uint64_t ld_bias = 0;
+
+	for (base = map; base && base->l_prev; base = base->l_prev)
+		;
+	/* ld.so's _r_debug (AT_BASE; "ld.so PROG" has none: then the first set one, as find_stack()). */
+	for (m = base; m && !r; m = m->l_next) {
+		const Elf64_Sym *sym;
+
+		if (at_base && m->l_addr != at_base)
+			continue;
+		sym = xo_dyn_symbol(m->l_addr, m->l_ld, "_r_debug", NULL, NULL);
+		r = sym ? (const struct r_debug_extended *)(m->l_addr + sym->st_value) : NULL;
+		if (r && !r->base.r_version)
+			r = NULL;
+		ld_bias = m->l_addr;
+	}
+	if (!r || r->base.r_version < 2)
+		return;
+	for (r = r->r_next; r; r = r->r_next) {
+		bool ours = false;
+
+		for (m = r->base.r_map; m && !ours; m = m->l_next)
+			ours = m->l_ld == _DYNAMIC;
+		if (ours)
+			continue;
+		for (m = r->base.r_map; m; m = m->l_next) {
+			if (!m->l_name || !m->l_name[0] || m->l_addr == ld_bias || m->l_addr == at_sysinfo ||
+			    is_pending(m))
+				continue;
+			rt_step("earlier audit module", m->l_name);
+			/* No la_objclose() for it will come here: its net entries stay, as the object does. */
+			protect(m->l_name, xo_open_object(m->l_name), m->l_addr, (uint64_t)m->l_ld, "");
+			rt_step("protected", m->l_name);
+		}
+	}
+}
+
 __attribute__((visibility("default")))
 unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 {
@@ -433,6 +504,7 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 	if (!started) {
 		start(map);
 		rt_step("module", NULL);
+		protect_earlier_audit(map);
 		protect_pending();
 	}
 	if (lmid == LM_ID_BASE)
