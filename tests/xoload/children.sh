@@ -10,6 +10,10 @@
 #  - its main, libc, ld.so and a dlopen()ed library are execute-only:
 #    reads fault SEGV_PKUERR with the execute-only key (xo_probe --child),
 #    also with another audit module listed before xoaudit.so;
+#  - that other module's code (libnullaudit.so; sotruss-lib.so and its own
+#    copy of libc) is execute-only too, with a key, for the rest of the run
+#    (the module finds it through ld.so's _r_debug: its la_version() and
+#    its libraries' constructors ran readable before);
 #  - code that runs before main (a preinit_array entry, a DT_NEEDED
 #    library's constructor, the program's constructor and IFUNC resolver)
 #    reads libc's code and faults SEGV_PKUERR: in place, the module
@@ -123,6 +127,33 @@ fi
 $XO /bin/bash -c "LD_AUDIT=$L/libnullaudit.so:$AUD $T/xo_probe --child; exit \$?" >$D/probe 2>&1; st=$?
 [ "$st" = 0 ] && [ "$(grep -c '^ok' $D/probe)" -ge 10 ] && ! grep -q '^not ok' $D/probe
 ok $? "a child with another audit module before xoaudit.so: execute-only the same (status $st)"
+
+# The other module itself: ld.so loaded it (and its libraries) in its own
+# namespace before ours, and la_objopen() never saw it; the module finds it
+# through _r_debug's namespace chain at its start.  smaps_of FILE NAME: the
+# perms and keys of NAME's executable mappings in FILE, "perm:key" each.
+smaps_of() {
+	awk -v n="$2" '/^[0-9a-f]+-[0-9a-f]+ /{perm=$2; name=$6} /^ProtectionKey:/{ if (name ~ n && perm ~ /x/) printf "%s:%s ", perm, $2 }' "$1"
+}
+$XO /bin/bash -c "LD_AUDIT=$L/libnullaudit.so:$AUD /usr/bin/cat /proc/self/smaps" >$D/null.smaps 2>$D/err; st=$?
+sed 's/^/#   /' $D/err
+m=$(smaps_of $D/null.smaps '/libnullaudit[.]so$')
+[ "$st" = 0 ] && [ -n "$m" ] && ! echo "$m" | grep -q -e 'r-xp' -e ':0 '
+ok $? "a child with LD_AUDIT=libnullaudit.so:xoaudit.so: libnullaudit.so's code execute-only, a key (${m:-no mapping}, status $st)"
+# One that links libc (its own copy, in its namespace): both copies of libc protected.
+SOTRUSS=/usr/lib/x86_64-linux-gnu/audit/sotruss-lib.so
+if [ -e $SOTRUSS ]; then
+	$XO /bin/bash -c "LD_AUDIT=$AUD /usr/bin/cat /proc/self/smaps" >$D/one.smaps 2>$D/err; st1=$?
+	$XO /bin/bash -c "LD_AUDIT=$SOTRUSS:$AUD /usr/bin/cat /proc/self/smaps" >$D/two.smaps 2>$D/err; st=$?
+	m=$(smaps_of $D/two.smaps '/sotruss-lib[.]so$')
+	n1=$(smaps_of $D/one.smaps '/libc[.]so[.]6$' | tr ' ' '\n' | grep -c '^--xp:[1-9]')
+	n2=$(smaps_of $D/two.smaps '/libc[.]so[.]6$' | tr ' ' '\n' | grep -c '^--xp:[1-9]')
+	[ "$st" = 0 ] && [ "$st1" = 0 ] && [ -n "$m" ] && ! echo "$m" | grep -q -e 'r-xp' -e ':0 ' &&
+		[ "$n1" -ge 1 ] && [ "$n2" = $((2 * n1)) ]
+	ok $? "a child with LD_AUDIT=sotruss-lib.so:xoaudit.so: its code and its own libc's execute-only ($m; libc: $n2 execute-only mappings, $n1 with one copy; status $st)"
+else
+	skip "no $SOTRUSS here" "a child with LD_AUDIT=sotruss-lib.so:xoaudit.so"
+fi
 
 # --- code before main --------------------------------------------------------
 early="hookctor's preinit_array entry: SEGV_PKUERR
