@@ -279,8 +279,8 @@ static void reexec_under_xoload(void)
  * bench-host, the children row).  XOLOAD_CHILDREN=reexec runs it under
  * xoload again instead, so that ld.so's own start runs execute-only too;
  * where that is impossible (no xoload beside the module; a script's
- * interpreter without /proc), in place.  Without protection keys nothing could be protected: refused,
- * as xoload refuses.
+ * interpreter without /proc), in place.  Without protection keys nothing
+ * could be protected: refused, as xoload refuses.
  */
 static void protect_child(void)
 {
