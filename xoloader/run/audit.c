@@ -216,6 +216,14 @@ static uint32_t protect(const char *path, long fd, uint64_t bias, uint64_t ld, c
 	return xo_protect_object(&o, path, fd, name, tag, bias, ld);
 }
 
+/* Does the file open on @fd (negative: none) start with "#!": a script, whose interpreter the kernel ran? */
+static bool is_script(long fd)
+{
+	char head[2];
+
+	return fd >= 0 && rt_pread((int)fd, head, 2, 0) == 2 && head[0] == '#' && head[1] == '!';
+}
+
 /*
  * The program to run under xoload again: AT_EXECFN, unless that is a
  * script (#!), whose interpreter the kernel ran (argv holds its
@@ -226,14 +234,12 @@ static uint32_t protect(const char *path, long fd, uint64_t bias, uint64_t ld, c
 static const char *reexec_prog(void)
 {
 	static char exe[PATH_MAX_];
-	char head[2] = { 0, 0 };
-	long fd = rt_open(execfn, 0), n;
+	long fd = xo_open_object(execfn), n;
+	bool script = is_script(fd);
 
-	if (fd >= 0) {
-		rt_pread((int)fd, head, 2, 0);
+	if (fd >= 0)
 		rt_close((int)fd);
-	}
-	if (head[0] != '#' || head[1] != '!')
+	if (!script)
 		return execfn;
 	n = rt_syscall(RT_NR_readlink, "/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0)
@@ -285,9 +291,10 @@ static void reexec_under_xoload(void)
 static void protect_child(void)
 {
 	static char l[PATH_MAX_ + 200];
-	const char *how = env(XOLOAD_CHILDREN_ENV), *why = NULL;
+	int how = xoload_children_mode(env(XOLOAD_CHILDREN_ENV));
+	const char *why = NULL;
 
-	if (how && *how && rt_strcmp(how, "inplace") && rt_strcmp(how, "reexec"))
+	if (how < 0)
 		why = "XOLOAD_CHILDREN must be inplace, reexec or unset";
 	else if (!rt_have_pkeys())
 		why = "no protection keys here (CPUID PKU and OSPKE): code cannot be made execute-only";
@@ -295,7 +302,7 @@ static void protect_child(void)
 		rt_fmt(l, sizeof(l), "%s: %s: not run", execfn ? execfn : "the program", why);
 		xo_refuse(l, "");
 	}
-	if (how && !rt_strcmp(how, "reexec"))
+	if (how == XOLOAD_CHILDREN_REEXEC)
 		reexec_under_xoload();
 }
 
@@ -364,7 +371,6 @@ static void start(struct link_map *map)
 static long open_main(struct link_map *map, const char **path)
 {
 	long fd;
-	char magic[2];
 
 	if (!at_base || (map->l_name && map->l_name[0])) {
 		*path = map->l_name && map->l_name[0] ? map->l_name : execfn;
@@ -376,8 +382,7 @@ static long open_main(struct link_map *map, const char **path)
 		return fd;
 	*path = execfn;
 	fd = xo_open_object(execfn);
-	if (fd >= 0 && rt_pread((int)fd, magic, 2, 0) == 2 && magic[0] == '#' && magic[1] == '!' &&
-	    argv[0] && argv[0][0] == '/') {
+	if (is_script(fd) && argv[0] && argv[0][0] == '/') {
 		rt_close((int)fd);
 		*path = argv[0];
 		fd = xo_open_object(argv[0]);

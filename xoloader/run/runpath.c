@@ -458,9 +458,7 @@ void run_no_net(void)
  */
 void check_children_env(void)
 {
-	const char *c = run_env(XOLOAD_CHILDREN_ENV);
-
-	if (c && *c && rt_strcmp(c, "inplace") && rt_strcmp(c, "reexec"))
+	if (xoload_children_mode(run_env(XOLOAD_CHILDREN_ENV)) < 0)
 		die(2, "XOLOAD_CHILDREN: must be inplace (the default), reexec or unset (see --help)");
 }
 

@@ -57,12 +57,29 @@
  * "reexec" runs it under xoload again (audit.c, protect_child()).
  */
 #define XOLOAD_CHILDREN_ENV	"XOLOAD_CHILDREN"
+#define XOLOAD_CHILDREN_INPLACE	0
+#define XOLOAD_CHILDREN_REEXEC	1
 
 #define XOLOAD_GATE_OK		0x6b6f2d6574616758ull	/* "Xgate-ok" */
 #define XOLOAD_GATE_OK_STR	"0x6b6f2d6574616758"
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
+
+#include "../rule/str.h"
+
+/*
+ * XOLOAD_CHILDREN's value @v (NULL: unset): XOLOAD_CHILDREN_INPLACE or
+ * _REEXEC, or -1 for a value neither xoload nor the module takes.  One
+ * parser, so that xoload refuses at its start exactly what the module
+ * would refuse in a child.
+ */
+static inline int xoload_children_mode(const char *v)
+{
+	if (!v || !*v || !rt_strcmp(v, "inplace"))
+		return XOLOAD_CHILDREN_INPLACE;
+	return rt_strcmp(v, "reexec") ? -1 : XOLOAD_CHILDREN_REEXEC;
+}
 
 struct xoload_gate {
 	uint64_t entry;		/* PROG's entry point (load address) */
