@@ -3,18 +3,25 @@
 # PKU and /dev/kvm is usable, TCG (-cpu max) otherwise; XONLY_ACCEL=tcg
 # always gets TCG, XONLY_ACCEL=kvm where it cannot give the guest PKU fails
 # with its reason instead of falling back; the console log starts with the
-# accelerator and CPU model, and QEMU is started with them.
+# accelerator and CPU model, and QEMU is started with them.  Where KVM is
+# chosen, a probe boot must first show a guest with PKU: a QEMU that
+# aborts, a guest that prints nothing and one without PKU each fall back
+# to TCG with what the probe saw (XONLY_ACCEL=kvm: an error); the verdict
+# is kept for the host's boot, so a second VM does not probe again.
 #
 # A fake /proc/cpuinfo (XONLY_CPUINFO) with and without the pku flag, a
 # fake /dev/kvm (XONLY_KVM_DEV: a file this user can open read-write, or a
 # missing path), and for the boots a fake qemu-system-x86_64 on PATH that
-# prints its arguments: no VM is started.
+# prints its arguments, or as the probe (-serial file:F) writes to F what
+# FAKE_PROBE says: no VM is started.  XONLY_KVM_PROBE_CACHE points into
+# the test's directory, so the host's own verdict plays no part.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/tap.sh"
 tap_init vm_accel
 vm=$top/scripts/vm
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export XONLY_KVM_PROBE_CACHE=$tmp/probe-verdict
 
 cpuinfo() {	# cpuinfo FILE FLAGS...
 	local f=$1; shift
@@ -60,7 +67,7 @@ accel 1 "" "$tmp/pku" "$tmp/kvm" bogus "XONLY_ACCEL=bogus: an error"
 
 out=$(XONLY_CPUINFO=$tmp/pku XONLY_KVM_DEV=$tmp/kvm "$vm" --print-accel 2>&1)
 [ "$out" = "accel kvm, cpu host (Fake Xeon 1234, hardware PKU)
-why: $tmp/kvm usable and the host CPU has PKU" ]
+why: $tmp/kvm usable and the host CPU has PKU; probe: not probed (no --kernel)" ]
 ok $? "--print-accel names the host's CPU model under KVM: $(printf '%s' "$out" | tr '\n' '|')"
 out=$(XONLY_CPUINFO=$tmp/nopku XONLY_KVM_DEV=$tmp/kvm "$vm" --print-accel 2>&1)
 [ "$out" = "accel tcg, cpu max (QEMU TCG emulation, PKU emulated; host: Fake Xeon 1234)
@@ -69,19 +76,58 @@ ok $? "--print-accel says TCG emulates, and why: $(printf '%s' "$out" | tr '\n' 
 
 # The boot itself, with a QEMU that only prints its arguments.
 mkdir -p "$tmp/bin"
-printf '#!/bin/sh\necho "qemu-args: $*"\n' >"$tmp/bin/qemu-system-x86_64"
+cat >"$tmp/bin/qemu-system-x86_64" <<'FAKE'
+#!/bin/sh
+f=
+for a; do case $a in file:*) f=${a#file:} ;; esac; done
+if [ -n "$f" ]; then
+	echo probe >>"$FAKE_PROBE_LOG"
+	case ${FAKE_PROBE:-ok} in
+	ok) echo "[    0.2] x86/fpu: Supporting XSAVE feature 0x200: 'Protection Keys User registers'" >"$f"; exec sleep 30 ;;
+	nopku) echo "[    0.0] Linux version 6.1.0" >"$f"; echo "[    1.0] Kernel panic - not syncing: No working init found." >>"$f"; exit 0 ;;
+	silent) exec sleep 30 ;;
+	abort) echo "qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69" >&2; kill -ABRT $$ ;;
+	esac
+fi
+echo "qemu-args: $*"
+FAKE
 chmod +x "$tmp/bin/qemu-system-x86_64"
 : >"$tmp/bzImage"; : >"$tmp/initrd"
+export FAKE_PROBE_LOG=$tmp/probes
 boot() {	# boot CPUINFO KVM_DEV XONLY_ACCEL LOG
-	PATH=$tmp/bin:$PATH XONLY_CPUINFO=$1 XONLY_KVM_DEV=$2 XONLY_ACCEL=$3 \
+	PATH=$tmp/bin:$PATH XONLY_CPUINFO=$1 XONLY_KVM_DEV=$2 XONLY_ACCEL=$3 XONLY_KVM_PROBE_TIMEOUT=2 \
 		"$vm" --kernel "$tmp/bzImage" --initrd "$tmp/initrd" --timeout 20 --log "$4" >"$4.out" 2>"$4.err"
 }
 boot "$tmp/pku" "$tmp/kvm" "" "$tmp/kvm.log"; st=$?
 [ "$st" = 0 ] && grep -q -- '^qemu-args: -accel kvm -cpu host ' "$tmp/kvm.log"
 ok $? "a boot with pku and kvm starts QEMU with -accel kvm -cpu host (status $st: $(tail -n 1 "$tmp/kvm.log"))"
 [ "$(head -n 2 "$tmp/kvm.log")" = "# xonly-vm: accel kvm, cpu host (Fake Xeon 1234, hardware PKU)
-# xonly-vm: why: $tmp/kvm usable and the host CPU has PKU" ] && cmp -s "$tmp/kvm.log" "$tmp/kvm.log.out"
-ok $? "its console and its log begin with the accelerator and the CPU model"
+# xonly-vm: why: $tmp/kvm usable and the host CPU has PKU; probe: a KVM guest booted with PKU" ] &&
+	cmp -s "$tmp/kvm.log" "$tmp/kvm.log.out"
+ok $? "its console and its log begin with the accelerator, the CPU model and the probe's verdict"
+boot "$tmp/pku" "$tmp/kvm" "" "$tmp/kvm2.log"; st=$?
+[ "$st" = 0 ] && grep -q -- '^qemu-args: -accel kvm -cpu host ' "$tmp/kvm2.log" && [ "$(grep -c . "$tmp/probes")" = 1 ]
+ok $? "a second boot takes the kept verdict: KVM, no second probe ($(grep -c . "$tmp/probes") probes, status $st)"
+# probed WHAT WANT_WHY: with FAKE_PROBE=WHAT, a fresh verdict; TCG, and the why-line says WANT_WHY.
+probed() {
+	rm -f "$XONLY_KVM_PROBE_CACHE"
+	FAKE_PROBE=$1 boot "$tmp/pku" "$tmp/kvm" "" "$tmp/p-$1.log"; st=$?
+	[ "$st" = 0 ] && grep -q -- '^qemu-args: -accel tcg -cpu max ' "$tmp/p-$1.log" &&
+		[ "$(sed -n 2p "$tmp/p-$1.log")" = "# xonly-vm: why: $tmp/kvm usable and the host CPU has PKU, but the KVM probe failed: $2" ] &&
+		[ ! -s "$tmp/p-$1.log.err" ]
+	ok $? "pku and kvm, but $1 under KVM: TCG, and why ($(sed -n 2p "$tmp/p-$1.log"); status $st$([ -s "$tmp/p-$1.log.err" ] && printf '; stderr: %s' "$(head -c 200 "$tmp/p-$1.log.err")"))"
+}
+probed abort "QEMU under KVM failed: qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69"
+probed silent "a KVM guest printed nothing in 2s"
+probed nopku "a KVM guest booted without PKU (no 'Protection Keys User registers' line)"
+FAKE_PROBE=silent boot "$tmp/pku" "$tmp/kvm" kvm "$tmp/forced-probe.log"; st=$?
+[ "$st" != 0 ] && ! grep -q qemu-args "$tmp/forced-probe.log.out" "$tmp/forced-probe.log" 2>/dev/null &&
+	grep -q "XONLY_ACCEL=kvm: $tmp/kvm usable and the host CPU has PKU, but the probe failed: a KVM guest booted without PKU" "$tmp/forced-probe.log.err"
+ok $? "XONLY_ACCEL=kvm with a failed (kept) verdict: an error before QEMU starts (status $st: $(cat "$tmp/forced-probe.log.err"))"
+: >"$tmp/probes"
+boot "$tmp/nopku" "$tmp/kvm" "" "$tmp/tcg0.log"; st=$?
+[ "$st" = 0 ] && [ ! -s "$tmp/probes" ]
+ok $? "without pku no probe runs (status $st)"
 boot "$tmp/nopku" "$tmp/kvm" "" "$tmp/tcg.log"; st=$?
 [ "$st" = 0 ] && grep -q -- '^qemu-args: -accel tcg -cpu max ' "$tmp/tcg.log" &&
 	head -n 1 "$tmp/tcg.log" | grep -qx '# xonly-vm: accel tcg, cpu max (QEMU TCG emulation, PKU emulated; host: Fake Xeon 1234)'
