@@ -28,7 +28,9 @@
 #    (256 KiB of code where ld.so's is: ld.so's plan applied to it would
 #    mprotect() without error and leave its end readable);
 #  - XOLOAD_CHILDREN=reexec: the child runs under xoload again (xoload
-#    mapped, AT_XOLOAD), execute-only the same way, a script too;
+#    mapped, AT_XOLOAD), execute-only the same way, a script too, and a
+#    child whose LD_AUDIT lists another module before xoaudit.so (xoload
+#    is found beside the module's own file, not LD_AUDIT's first entry);
 #  - a bad XOLOAD_CHILDREN is a usage error of xoload (2, one line,
 #    nothing run) and, set by PROG for its child, stops that child (126,
 #    one line naming it) before its code runs.
@@ -127,6 +129,15 @@ fi
 $XO /bin/bash -c "LD_AUDIT=$L/libnullaudit.so:$AUD $T/xo_probe --child; exit \$?" >$D/probe 2>&1; st=$?
 [ "$st" = 0 ] && [ "$(grep -c '^ok' $D/probe)" -ge 10 ] && ! grep -q '^not ok' $D/probe
 ok $? "a child with another audit module before xoaudit.so: execute-only the same (status $st)"
+
+# XOLOAD_CHILDREN=reexec with the other module first: the module finds
+# xoload beside itself, not beside the first entry of LD_AUDIT (where it
+# looked before, found none and ran the child in place without a word).
+out=$(XOLOAD_CHILDREN=reexec $XO /bin/bash -c "LD_AUDIT=$L/libnullaudit.so:$AUD $L/hookprobe env; exit \$?" 2>&1); st=$?
+want="xoload=1"
+[ "${xonly:-0}" != 0 ] && want="xoload=0"
+[ "$st" = 0 ] && [ "${out##* }" = "$want" ]
+ok $? "XOLOAD_CHILDREN=reexec, a child with LD_AUDIT=libnullaudit.so:xoaudit.so: run under xoload again$note ($out, status $st)"
 
 # The other module itself: ld.so loaded it (and its libraries) in its own
 # namespace before ours, and la_objopen() never saw it; the module finds it

@@ -133,24 +133,80 @@ static const char *env(const char *name)
 	return rt_env_in(envp, name);
 }
 
-/* The directory of this module: the first entry of LD_AUDIT (xoload puts it there). */
-static void find_selfdir(void)
+/* This module's dynamic section: its link map is the one whose l_ld is here. */
+extern Elf64_Dyn _DYNAMIC[] __attribute__((visibility("hidden")));
+
+/*
+ * ld.so's _r_debug, when it chains every namespace (r_version 2, glibc
+ * 2.35+; NULL otherwise), found from @map's namespace: ld.so is the
+ * object at AT_BASE, or ("ld.so PROG" has none) the first with a set
+ * _r_debug, as in find_stack().  @ld_bias gets ld.so's load address.
+ */
+static const struct r_debug_extended *find_namespaces(const struct link_map *map, uint64_t *ld_bias)
 {
+	const struct r_debug_extended *r = NULL;
+	const struct link_map *m;
+
+	*ld_bias = 0;
+	while (map && map->l_prev)
+		map = map->l_prev;
+	for (m = map; m && !r; m = m->l_next) {
+		const Elf64_Sym *sym;
+
+		if (at_base && m->l_addr != at_base)
+			continue;
+		sym = xo_dyn_symbol(m->l_addr, m->l_ld, "_r_debug", NULL, NULL);
+		r = sym ? (const struct r_debug_extended *)(m->l_addr + sym->st_value) : NULL;
+		if (r && !r->base.r_version)
+			r = NULL;
+		*ld_bias = m->l_addr;
+	}
+	return r && r->base.r_version >= 2 ? r : NULL;
+}
+
+/* The object of namespace @r whose dynamic section is @ld, or NULL. */
+static const struct link_map *in_namespace(const struct r_debug_extended *r, const Elf64_Dyn *ld)
+{
+	const struct link_map *m;
+
+	for (m = r->base.r_map; m; m = m->l_next)
+		if (m->l_ld == ld)
+			return m;
+	return NULL;
+}
+
+/*
+ * This module's own path and directory (xoload, xoscan beside it): the
+ * name of its own link map, found in ld.so's namespace chain by its
+ * dynamic section.  Not LD_AUDIT's first entry: a child's own LD_AUDIT
+ * may list another module first ("theirs:ours"), and XOLOAD_CHILDREN=reexec
+ * then looked for xoload beside that one, found none and ran in place.
+ * With an older ld.so (no chain), LD_AUDIT's first entry, where xoload
+ * puts this module.
+ */
+static void find_selfdir(const struct link_map *map)
+{
+	const struct r_debug_extended *r;
+	const struct link_map *self = NULL;
+	const char *name = NULL;
+	uint64_t ld_bias;
 	char **e;
 	size_t i, slash = 0;
 
-	for (e = envp; e && *e; e++) {
-		if (rt_strncmp(*e, "LD_AUDIT=", 9))
-			continue;
-		for (i = 9; (*e)[i] && (*e)[i] != ':' && i - 9 < sizeof(selfdir) - 1; i++) {
-			selfdir[i - 9] = selfpath[i - 9] = (*e)[i];
-			if ((*e)[i] == '/')
-				slash = i - 9;
-		}
-		selfpath[i - 9] = 0;
-		selfdir[slash] = 0;
-		return;
+	for (r = find_namespaces(map, &ld_bias); r && !self; r = r->r_next)
+		self = in_namespace(r, _DYNAMIC);
+	if (self && self->l_name && self->l_name[0])
+		name = self->l_name;
+	for (e = envp; !name && e && *e; e++)
+		if (!rt_strncmp(*e, "LD_AUDIT=", 9))
+			name = *e + 9;
+	for (i = 0; name && name[i] && name[i] != ':' && i < sizeof(selfdir) - 1; i++) {
+		selfdir[i] = selfpath[i] = name[i];
+		if (name[i] == '/')
+			slash = i;
 	}
+	selfpath[i] = 0;
+	selfdir[slash] = 0;
 }
 
 /* @dst = selfdir + @rel; false if the module's directory is unknown. */
@@ -327,7 +383,7 @@ static void start(struct link_map *map)
 	if (rt_times)
 		rt_time("la_version", NULL, t_version);
 	rt_step("stack found", NULL);
-	find_selfdir();
+	find_selfdir(map);
 	xoc_setup(env(XOC_DIR_ENV), env(XOC_OFF_ENV) != NULL, env(XOC_VERBOSE_ENV) != NULL, 0);
 	rt_step("cache setup", NULL);
 	/* xoload --kernel (or a descendant): the kernel's xonly mode is on, level 1 or 2 (strict). */
@@ -422,9 +478,6 @@ static void protect_pending(void)
 	npending = 0;
 }
 
-/* This module's dynamic section: its link map is the one whose l_ld is here. */
-extern Elf64_Dyn _DYNAMIC[] __attribute__((visibility("hidden")));
-
 static bool is_pending(const struct link_map *m)
 {
 	int i;
@@ -454,32 +507,13 @@ static bool is_pending(const struct link_map *m)
  */
 static void protect_earlier_audit(struct link_map *map)
 {
-	const struct r_debug_extended *r = NULL;
-	const struct link_map *m, *base;
-	uint64_t ld_bias = 0;
+	const struct r_debug_extended *r;
+	const struct link_map *m;
+	uint64_t ld_bias;
 
-	for (base = map; base && base->l_prev; base = base->l_prev)
-		;
-	/* ld.so's _r_debug (AT_BASE; "ld.so PROG" has none: then the first set one, as find_stack()). */
-	for (m = base; m && !r; m = m->l_next) {
-		const Elf64_Sym *sym;
-
-		if (at_base && m->l_addr != at_base)
-			continue;
-		sym = xo_dyn_symbol(m->l_addr, m->l_ld, "_r_debug", NULL, NULL);
-		r = sym ? (const struct r_debug_extended *)(m->l_addr + sym->st_value) : NULL;
-		if (r && !r->base.r_version)
-			r = NULL;
-		ld_bias = m->l_addr;
-	}
-	if (!r || r->base.r_version < 2)
-		return;
-	for (r = r->r_next; r; r = r->r_next) {
-		bool ours = false;
-
-		for (m = r->base.r_map; m && !ours; m = m->l_next)
-			ours = m->l_ld == _DYNAMIC;
-		if (ours)
+	r = find_namespaces(map, &ld_bias);
+	for (r = r ? r->r_next : NULL; r; r = r->r_next) {
+		if (in_namespace(r, _DYNAMIC))
 			continue;
 		for (m = r->base.r_map; m; m = m->l_next) {
 			if (!m->l_name || !m->l_name[0] || m->l_addr == ld_bias || m->l_addr == at_sysinfo ||
