@@ -5,7 +5,13 @@
 # status at once.  (open() without O_NONBLOCK used to wait forever for a
 # writer: issue 27.)  Each run has a time limit of 5 s; status 124 is the
 # hang.  Runs on the host (xoload refuses a bad file before it looks for
-# pkeys); needs make guest.
+# pkeys); needs make guest.  Also the audit module, which opens each
+# object by its name after ld.so mapped it: a FIFO put there in between
+# (lib/swapaudit.c renames DIR/libx.new over DIR/libx.so, listed before
+# the module in LD_AUDIT) stops the process with 126 and the module's
+# line, where the module's blocking open() hung.  That part uses make
+# bench-host's timing build of the module (build/hostbench/lib/xoaudit.so,
+# make host-tools), which runs on a CPU without protection keys.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 xo=$top/build/guest/bin/xoload xoscan=$top/build/guest/bin/xoscan
@@ -47,4 +53,15 @@ run 1 "*$tmp/f: not a regular*" "xoscan FIFO" "$xoscan" "$tmp/f"
 timeout 5 "$xoscan" --tsv "$tmp/f" "$xo" >"$tmp/out" 2>/dev/null; st=$?
 [ "$st" = 1 ] && grep -q "^scan-total	$xo	" "$tmp/out"
 ok $? "xoscan FIFO FILE: FILE is still scanned, status 1 (status $st)"
+
+m=$top/build/hostbench/lib/xoaudit.so s=$top/build/guest/lib/xoload/libswapaudit.so
+libm=$(readlink -f /lib/x86_64-linux-gnu/libm.so.6)
+if [ -f "$m" ] && [ -f "$s" ] && [ -f "$libm" ]; then
+	mkdir "$tmp/swap" && cp "$s" "$tmp/swap/" && cp "$libm" "$tmp/swap/libx.so" && mkfifo "$tmp/swap/libx.new"
+	run 126 "xoload: $tmp/swap/libx.so: cannot be planned (*): not run" \
+		"the module: a FIFO swapped in at a library's path after ld.so mapped it" \
+		env LD_AUDIT="$tmp/swap/libswapaudit.so:$m" LD_PRELOAD="$tmp/swap/libx.so" /usr/bin/true
+else
+	skip "no $m or $s (make host-tools, make guest), or no libm" "the module and a FIFO at a library's path"
+fi
 tap_done

@@ -24,10 +24,15 @@ void xo_say(const char *a, const char *b);
 /* That line, then exit status 126. */
 void xo_refuse(const char *a, const char *b) __attribute__((noreturn));
 
-/* An object's file, opened read-only for xo_protect_object(): its descriptor or -errno. */
+/*
+ * An object's file, opened read-only for xo_protect_object(): its
+ * descriptor or -errno.  O_NONBLOCK: a FIFO put at the object's path after
+ * ld.so mapped the file would otherwise block the open until a writer came
+ * (a hang); opened, it fails the plan's reads and the process stops (126).
+ */
 static inline long xo_open_object(const char *path)
 {
-	return rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC);
+	return rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK | RT_O_NOCTTY);
 }
 
 /*
