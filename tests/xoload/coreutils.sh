@@ -77,12 +77,16 @@ for p in ls sort sha256sum cat wc bash; do
 	# executable mappings: "addr perms offset dev inode path", then ProtectionKey
 	# (xoload's own image included: it makes its code execute-only too).  A
 	# readable one must be a range the plan keeps readable (--report: data
-	# in text, e.g. libc's CFI-less clone child path).
+	# in text, e.g. libc's CFI-less clone child path).  [vsyscall] --xp with
+	# key 0 is the legacy vsyscall page of a stock kernel's default
+	# vsyscall=xonly: no page at all, a read faults and a call is emulated
+	# by the kernel (the VM's kernel has none); r-xp there (vsyscall=emulate)
+	# is readable and counts.
 	bad=$(awk -F'\t' 'function h(x,  i, v) { v = 0; for (i = 1; i <= length(x); i++) v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1; return v }
 		FNR == NR { if ($4 == "readable") { ra[++nr] = h($2); rb[nr] = h($3) } next }
 		{ split($0, f, " ") }
 		/^[0-9a-f]+-[0-9a-f]+ / { perm = f[2]; name = f[6]; split(f[1], ab, "-"); a = h(ab[1]); b = h(ab[2]) }
-		/^ProtectionKey:/ { if (perm ~ /x/ && name != "[vdso]" && (f[2] == 0 || perm ~ /^r/)) {
+		/^ProtectionKey:/ { if (perm ~ /x/ && name != "[vdso]" && !(name == "[vsyscall]" && perm == "--xp") && (f[2] == 0 || perm ~ /^r/)) {
 			# [a, b) must be covered by readable ranges (adjacent ones too)
 			x = a; do { moved = 0; for (i = 1; i <= nr; i++) if (x >= ra[i] && x < rb[i]) { x = rb[i]; moved = 1 } } while (moved && x < b)
 			if (x < b || perm != "r-xp" || f[2] != 0) print name, perm, f[2] } }' rep.tsv smaps)

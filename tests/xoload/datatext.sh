@@ -12,6 +12,11 @@ n=0 fail=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - datatext: $2"; else echo "not ok $n - datatext: $2"; fail=1; fi; }
 
 for mode in "" --kernel; do
+	# --kernel needs the series' xonly mode: a stock kernel (make check-hw) has no "Xonly:" line.
+	if [ "$mode" = --kernel ] && ! grep -q '^Xonly:' /proc/self/status; then
+		n=$((n + 1)); echo "ok $n - datatext: xoload --kernel $H # SKIP no xonly mode on this kernel (no Xonly: in /proc/self/status)"
+		continue
+	fi
 	out=$($XO $mode $H "xoload${mode:+ $mode}" 2>&1); st=$?
 	echo "$out" | sed 's/^/#   /'
 	fails=$(echo "$out" | grep -c '^not ok')
