@@ -336,12 +336,19 @@ const char *xoc_entry_path(const void *buf)
 	return (const char *)((const struct xoc_netrange *)((const struct xoc_range *)(h + 1) + h->nranges) + h->nnet);
 }
 
+/*
+ * xoc_check_dir()'s prefixes, then lookup()'s entry names: one buffer, so
+ * that a run touches one page of .bss for both, not two.  Neither calls
+ * the other while it uses it.
+ */
+static char path_buf[XOC_PATH_MAX + 40];
+
 int xoc_check_dir(const char *dir, uint32_t uid, const char **why)
 {
-	static char pre[XOC_PATH_MAX];
+	char *pre = path_buf;
 	size_t n = rt_strlen(dir), k;
 
-	if (dir[0] != '/' || n >= sizeof(pre))
+	if (dir[0] != '/' || n >= XOC_PATH_MAX)
 		return bad(why, "the cache directory is not an absolute path");
 	/* "/", then each prefix that ends before a slash, then the whole. */
 	for (k = 1; k <= n; k++) {
@@ -403,7 +410,7 @@ const struct xoc_net *xoc_last_net(void)
 static int lookup(int fd, size_t pagesz, struct plan *p, const char **why)
 {
 	static unsigned char buf[XOC_MAX_ENTRY];
-	static char name[XOC_PATH_MAX + 40];
+	char *name = path_buf;
 	struct xoc_id id, eid;
 	long efd, got;
 
@@ -415,7 +422,7 @@ static int lookup(int fd, size_t pagesz, struct plan *p, const char **why)
 		*why = dir_why;
 		return 0;
 	}
-	if (xoc_fstat(fd, &id) || !xoc_name(name, sizeof(name), conf_dir, &id)) {
+	if (xoc_fstat(fd, &id) || !xoc_name(name, sizeof(path_buf), conf_dir, &id)) {
 		*why = "cannot fstat the file";
 		return 0;
 	}

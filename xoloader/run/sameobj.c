@@ -21,7 +21,7 @@
  */
 static unsigned char head_room[2 * PAGE];
 static unsigned char buf[CHUNK];	/* the rest, a chunk at a time */
-static size_t buf_used;			/* bytes of buf written since the last wipe */
+static size_t buf_used RT_HOT;		/* bytes of buf written since the last wipe */
 
 /*
  * Word at a time: a byte loop over the first page, compared and wiped for
