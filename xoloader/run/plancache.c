@@ -337,15 +337,18 @@ const char *xoc_entry_path(const void *buf)
 }
 
 /*
- * xoc_check_dir()'s prefixes, then lookup()'s entry names: one buffer, so
- * that a run touches one page of .bss for both, not two.  Neither calls
- * the other while it uses it.
+ * lookup()'s entry bytes; before them, in its head, xoc_check_dir()'s
+ * prefixes and then lookup()'s entry name, each dead before the next use
+ * (the name once the entry is open): a run touches one page of .bss for
+ * the three, not three.
  */
-static char path_buf[XOC_PATH_MAX + 40];
+static unsigned char entry_buf[XOC_MAX_ENTRY];
+#define PATH_BUF_LEN	(XOC_PATH_MAX + 40)
+_Static_assert(sizeof(entry_buf) >= PATH_BUF_LEN, "the entry buffer holds a path");
 
 int xoc_check_dir(const char *dir, uint32_t uid, const char **why)
 {
-	char *pre = path_buf;
+	char *pre = (char *)entry_buf;
 	size_t n = rt_strlen(dir), k;
 
 	if (dir[0] != '/' || n >= XOC_PATH_MAX)
@@ -409,8 +412,8 @@ const struct xoc_net *xoc_last_net(void)
 /* 1: @p is the entry's plan; 0: a plain miss; -1: a miss to tell of (*why). */
 static int lookup(int fd, size_t pagesz, struct plan *p, const char **why)
 {
-	static unsigned char buf[XOC_MAX_ENTRY];
-	char *name = path_buf;
+	unsigned char *buf = entry_buf;
+	char *name = (char *)entry_buf;
 	struct xoc_id id, eid;
 	long efd, got;
 
@@ -422,7 +425,7 @@ static int lookup(int fd, size_t pagesz, struct plan *p, const char **why)
 		*why = dir_why;
 		return 0;
 	}
-	if (xoc_fstat(fd, &id) || !xoc_name(name, sizeof(path_buf), conf_dir, &id)) {
+	if (xoc_fstat(fd, &id) || !xoc_name(name, PATH_BUF_LEN, conf_dir, &id)) {
 		*why = "cannot fstat the file";
 		return 0;
 	}
@@ -442,7 +445,7 @@ static int lookup(int fd, size_t pagesz, struct plan *p, const char **why)
 		*why = "cannot fstat the entry";
 	else if (!xoc_trusted_file(&eid, conf_uid))
 		*why = "entry not root's, or writable by others: not used";
-	else if (eid.size > sizeof(buf))
+	else if (eid.size > sizeof(entry_buf))
 		*why = "damaged entry (too large)";
 	else if ((got = rt_pread((int)efd, buf, eid.size, 0)) != (long)eid.size) {
 		*why = "damaged entry (short read)";
