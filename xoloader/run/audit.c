@@ -62,14 +62,14 @@
 
 #define PATH_MAX_ 4096
 
-static unsigned long flags;	/* AT_XOLOAD value; 0 if not started by xoload */
-static struct xoload_gate *gate;
-static char **argv, **envp;
-static Elf64_auxv_t *auxv;
-static uint64_t at_base, at_sysinfo;
-static const char *execfn;
-static bool started, first_base = true;
-static bool kernel_mode;	/* xoload --kernel: the kernel made all code xo; carve data back */
+static unsigned long flags RT_HOT;	/* AT_XOLOAD value; 0 if not started by xoload */
+static struct xoload_gate *gate RT_HOT;
+static char **argv RT_HOT, **envp RT_HOT;
+static Elf64_auxv_t *auxv RT_HOT;
+static uint64_t at_base RT_HOT, at_sysinfo RT_HOT;
+static const char *execfn RT_HOT;
+static bool started RT_HOT, first_base = true;
+static bool kernel_mode RT_HOT;	/* xoload --kernel: the kernel made all code xo; carve data back */
 static bool net_on;		/* the safety net (net.h): not --no-net, not the strict level */
 static char selfdir[PATH_MAX_];	/* the directory this module is in */
 static char selfpath[PATH_MAX_];	/* and its path */
@@ -463,7 +463,7 @@ __attribute__((visibility("default"))) unsigned int la_version(unsigned int vers
  */
 #define MAX_PENDING 64
 static struct { struct link_map *map; uintptr_t *cookie; } pending[MAX_PENDING];
-static int npending;
+static int npending RT_HOT;
 
 static void protect_pending(void)
 {

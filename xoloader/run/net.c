@@ -47,7 +47,7 @@ static struct ksigaction old_act;	/* what the handler replaced: SIG_DFL or SIG_I
 /* The writer's own state (the handler never reads it). */
 static bool closing[XONET_OBJS];	/* la_objclose seen, not yet settled */
 static bool fresh[XONET_RANGES];	/* recorded, not yet watched (xonet_arm) */
-static uint32_t nfresh;
+static uint32_t nfresh RT_HOT;
 
 struct xonet_table *xonet_table(void)
 {

@@ -336,12 +336,22 @@ const char *xoc_entry_path(const void *buf)
 	return (const char *)((const struct xoc_netrange *)((const struct xoc_range *)(h + 1) + h->nranges) + h->nnet);
 }
 
+/*
+ * lookup()'s entry bytes; before them, in its head, xoc_check_dir()'s
+ * prefixes and then lookup()'s entry name, each dead before the next use
+ * (the name once the entry is open): a run touches one page of .bss for
+ * the three, not three.
+ */
+static unsigned char entry_buf[XOC_MAX_ENTRY];
+#define PATH_BUF_LEN	(XOC_PATH_MAX + 40)
+_Static_assert(sizeof(entry_buf) >= PATH_BUF_LEN, "the entry buffer holds a path");
+
 int xoc_check_dir(const char *dir, uint32_t uid, const char **why)
 {
-	static char pre[XOC_PATH_MAX];
+	char *pre = (char *)entry_buf;
 	size_t n = rt_strlen(dir), k;
 
-	if (dir[0] != '/' || n >= sizeof(pre))
+	if (dir[0] != '/' || n >= XOC_PATH_MAX)
 		return bad(why, "the cache directory is not an absolute path");
 	/* "/", then each prefix that ends before a slash, then the whole. */
 	for (k = 1; k <= n; k++) {
@@ -402,8 +412,8 @@ const struct xoc_net *xoc_last_net(void)
 /* 1: @p is the entry's plan; 0: a plain miss; -1: a miss to tell of (*why). */
 static int lookup(int fd, size_t pagesz, struct plan *p, const char **why)
 {
-	static unsigned char buf[XOC_MAX_ENTRY];
-	static char name[XOC_PATH_MAX + 40];
+	unsigned char *buf = entry_buf;
+	char *name = (char *)entry_buf;
 	struct xoc_id id, eid;
 	long efd, got;
 
@@ -415,7 +425,7 @@ static int lookup(int fd, size_t pagesz, struct plan *p, const char **why)
 		*why = dir_why;
 		return 0;
 	}
-	if (xoc_fstat(fd, &id) || !xoc_name(name, sizeof(name), conf_dir, &id)) {
+	if (xoc_fstat(fd, &id) || !xoc_name(name, PATH_BUF_LEN, conf_dir, &id)) {
 		*why = "cannot fstat the file";
 		return 0;
 	}
@@ -435,7 +445,7 @@ static int lookup(int fd, size_t pagesz, struct plan *p, const char **why)
 		*why = "cannot fstat the entry";
 	else if (!xoc_trusted_file(&eid, conf_uid))
 		*why = "entry not root's, or writable by others: not used";
-	else if (eid.size > sizeof(buf))
+	else if (eid.size > sizeof(entry_buf))
 		*why = "damaged entry (too large)";
 	else if ((got = rt_pread((int)efd, buf, eid.size, 0)) != (long)eid.size) {
 		*why = "damaged entry (short read)";

@@ -246,7 +246,7 @@ void rt_time(const char *event, const char *obj, uint64_t ns)
 	rt_flush_fd(&l, 2);
 }
 
-bool rt_times;
+bool rt_times RT_HOT;
 
 void rt_step(const char *event, const char *obj)
 {

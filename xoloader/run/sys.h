@@ -188,6 +188,16 @@ extern char __bss_start[] __attribute__((visibility("hidden")));
 extern char _end[] __attribute__((visibility("hidden")));
 
 /*
+ * Small state that every run reads and writes, put in .data instead of
+ * .bss: .data is a few hundred bytes on one page that ld.so writes anyway
+ * (it clears the rest of that page, where .bss begins), whereas in .bss
+ * each file's scalars sit between its big static buffers, on pages of
+ * their own - one page fault each, two where the first access is a read
+ * (the zero page, then a copy).  For scalars only: not for buffers.
+ */
+#define RT_HOT __attribute__((section(".data.rt_hot")))
+
+/*
  * Small pages for this object's .bss, asked before the first write to it.
  * The .bss holds the static buffers of a code without malloc (plans, the
  * safety net's pages: 3.5 MB in xoload, 2 MB in the module), of which a
