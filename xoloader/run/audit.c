@@ -70,10 +70,9 @@ static uint64_t at_base RT_HOT, at_sysinfo RT_HOT;
 static const char *execfn RT_HOT;
 static bool started RT_HOT, first_base = true;
 static bool kernel_mode RT_HOT;	/* xoload --kernel: the kernel made all code xo; carve data back */
-static bool net_on;		/* the safety net (net.h): not --no-net, not the strict level */
-static char selfdir[PATH_MAX_];	/* the directory this module is in */
-static char selfpath[PATH_MAX_];	/* and its path */
-static uint64_t t_version;	/* la_version()'s clock, for XOLOAD_TIMES (known later) */
+static bool net_on RT_HOT;	/* the safety net (net.h): not --no-net, not the strict level */
+static uint64_t t_version RT_HOT;	/* la_version()'s clock, for XOLOAD_TIMES (known later) */
+static const struct link_map *start_map RT_HOT;	/* the first la_objopen()'s: ld.so's namespaces from it */
 
 /*
  * The module's own code, execute-only before anything else of it runs:
@@ -176,47 +175,52 @@ static const struct link_map *in_namespace(const struct r_debug_extended *r, con
 }
 
 /*
- * This module's own path and directory (xoload, xoscan beside it): the
- * name of its own link map, found in ld.so's namespace chain by its
- * dynamic section.  Not LD_AUDIT's first entry: a child's own LD_AUDIT
- * may list another module first ("theirs:ours"), and XOLOAD_CHILDREN=reexec
- * then looked for xoload beside that one, found none and ran in place.
- * With an older ld.so (no chain), LD_AUDIT's first entry, where xoload
- * puts this module.
+ * This module's own path (xoload and xoscan are beside it): the name of
+ * its own link map, found in ld.so's namespace chain by its dynamic
+ * section.  Not LD_AUDIT's first entry: a child's own LD_AUDIT may list
+ * another module first ("theirs:ours"), and XOLOAD_CHILDREN=reexec then
+ * looked for xoload beside that one, found none and ran in place.  With
+ * an older ld.so (no chain), LD_AUDIT's first entry, where xoload puts
+ * this module.  Found when first asked (--scan, the re-exec): most
+ * children never ask, and the buffer is a page fault of its own.
  */
-static void find_selfdir(const struct link_map *map)
+static const char *self_path(void)
 {
+	static char path[PATH_MAX_];
 	const struct r_debug_extended *r;
 	const struct link_map *self = NULL;
 	const char *name = NULL;
 	uint64_t ld_bias;
 	char **e;
-	size_t i, slash = 0;
+	size_t i;
 
-	for (r = find_namespaces(map, &ld_bias); r && !self; r = r->r_next)
+	if (path[0])
+		return path;
+	for (r = find_namespaces(start_map, &ld_bias); r && !self; r = r->r_next)
 		self = in_namespace(r, _DYNAMIC);
 	if (self && self->l_name && self->l_name[0])
 		name = self->l_name;
 	for (e = envp; !name && e && *e; e++)
 		if (!rt_strncmp(*e, "LD_AUDIT=", 9))
 			name = *e + 9;
-	for (i = 0; name && name[i] && name[i] != ':' && i < sizeof(selfdir) - 1; i++) {
-		selfdir[i] = selfpath[i] = name[i];
-		if (name[i] == '/')
-			slash = i;
-	}
-	selfpath[i] = 0;
-	selfdir[slash] = 0;
+	for (i = 0; name && name[i] && name[i] != ':' && i < sizeof(path) - 1; i++)
+		path[i] = name[i];
+	path[i] = 0;
+	return path;
 }
 
-/* @dst = selfdir + @rel; false if the module's directory is unknown. */
+/* @dst = the module's directory + @rel; false if that directory is unknown. */
 static bool beside_self(char *dst, size_t len, const char *rel)
 {
-	size_t n = rt_strlen(selfdir), r = rt_strlen(rel);
+	const char *self = self_path();
+	size_t n = 0, r = rt_strlen(rel), i;
 
+	for (i = 0; self[i]; i++)
+		if (self[i] == '/')
+			n = i;
 	if (!n || n + r + 1 > len)
 		return false;
-	rt_strlcpy(dst, selfdir, len);
+	rt_strlcpy(dst, self, n + 1);
 	rt_strlcpy(dst + n, rel, len - n);
 	return true;
 }
@@ -383,7 +387,7 @@ static void start(struct link_map *map)
 	if (rt_times)
 		rt_time("la_version", NULL, t_version);
 	rt_step("stack found", NULL);
-	find_selfdir(map);
+	start_map = map;
 	xoc_setup(env(XOC_DIR_ENV), env(XOC_OFF_ENV) != NULL, env(XOC_VERBOSE_ENV) != NULL, 0);
 	rt_step("cache setup", NULL);
 	/* xoload --kernel (or a descendant): the kernel's xonly mode is on, level 1 or 2 (strict). */
@@ -393,8 +397,8 @@ static void start(struct link_map *map)
 		protect_child();
 	if (flags & XOF_NO_INHERIT)
 		drop_ld_audit();
-	if ((flags & XOF_SCAN) && selfpath[0])
-		scan(selfpath, "[xoload runtime] ");	/* the only object of its namespace */
+	if ((flags & XOF_SCAN) && self_path()[0])
+		scan(self_path(), "[xoload runtime] ");	/* the only object of its namespace */
 	/* The preloader's PROG and ld.so (xoload.h): recorded before this module existed. */
 	net_on = xonet_on(env(XOLOAD_NO_NET_ENV));
 	if (gate && gate->net && net_on) {
