@@ -52,7 +52,9 @@ help:
 	@echo '  make help         this text'
 	@echo
 	@echo 'variables: KVER=6.1|6.12  PATCHES=kernel/patches|none  KSRC=tree-or-tarball'
-	@echo '           XONLY_ACCEL=tcg|kvm (default: kvm -cpu host where /dev/kvm and PKU are there, else tcg -cpu max)'
+	@echo '           XONLY_ACCEL=tcg|kvm (default: kvm -cpu host where /dev/kvm and PKU are there and a probe boot'
+	@echo '           shows the guest has PKU, else tcg -cpu max)  XONLY_KVM_PROBE_TIMEOUT=20 (seconds for that probe)'
+	@echo '           XONLY_HW=0 (make check: leave out the tests of tests/hw.run on a PKU host'"'"'s own kernel)'
 	@echo '           T=pattern (run only tests whose path matches)'
 	@echo '           XONLY_ON=0 XONLY_STRICT=0 XONLY_LEARN=0 NOPKU=0 XOLOAD_MODULE_BOOT=0 (make check: leave the'
 	@echo '           xonly=on, the xonly=strict, the xonly=learn, the nopku, the xonly.hook=0 boot out)'
@@ -61,7 +63,8 @@ help:
 	@echo 'environment: XONLY_CACHE (kernel cache, ~/.cache/xonly)  XONLY_WORK (unpacked trees,'
 	@echo '           /var/tmp/xonly-work)  XONLY_REBUILD=1 (ignore the kernel cache)'
 	@echo '           XONLY_CPUINFO XONLY_KVM_DEV (stand-ins for /proc/cpuinfo and /dev/kvm in the'
-	@echo '           accelerator choice, for tests)'
+	@echo '           accelerator choice, for tests)  XONLY_KVM_PROBE_CACHE (the probe'"'"'s verdicts,'
+	@echo '           ~/.cache/xonly/kvm-probe: remove it to probe again)'
 
 deps:
 	@scripts/deps

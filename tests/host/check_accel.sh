@@ -97,6 +97,33 @@ out=$(cd "$tmp" && env PATH="$tmp/bin:$PATH" XONLY_CPUINFO="$tmp/cpuinfo-pku" XO
 	grep -q -- '-accel kvm -cpu host .*xonly.mode=bench' "$tmp/build/vm-6.1-xonly-bench.log"
 ok $? "bench on KVM: the header says kvm and the host CPU model (status $st): $(printf '%s\n' "$out" | head -n 1)"
 
+# A host with PKU: scripts/check runs scripts/check-hw first and counts its
+# results (a fake check-hw: its probe says PKU, its run leaves a summary
+# with one failure); a test filter or XONLY_HW=0 leaves it out.
+printf '%s\n' '#!/bin/sh' \
+	'[ "${1:-}" = --probe ] && { echo "PKU: Fake Xeon 1234"; exit 0; }' \
+	'mkdir -p build/results; echo ran >>build/hw-ran' \
+	'printf "# accel: host, cpu Fake Xeon 1234 (no VM: kernel 6.18, hardware PKU)\nFAIL hwtest: not ok 2\nhw [host, cpu Fake Xeon 1234]: 5 passed, 1 failed, 2 skipped\n" >build/results/hw.txt' \
+	'exit 1' >"$tmp/scripts/check-hw"
+chmod +x "$tmp/scripts/check-hw"
+hw() {	# hw ENV...: scripts/check 6.1 on TCG with ENV; sets out, st
+	rm -rf "$tmp/build/results" "$tmp/build/hw-ran"
+	out=$(cd "$tmp" && env PATH="$tmp/bin:$PATH" XONLY_ON=0 XONLY_STRICT=0 XONLY_LEARN=0 NOPKU=0 XOLOAD_MODULE_BOOT=0 \
+		XONLY_ACCEL=tcg "$@" scripts/check 6.1 2>"$tmp/err"); st=$?
+}
+hw
+[ "$st" != 0 ] && [ "$(printf '%s\n' "$out" | tail -n 1)" = "8 passed, 1 failed, 3 skipped" ] &&
+	printf '%s\n' "$out" | grep -qx 'FAIL hwtest: not ok 2' &&
+	printf '%s\n' "$out" | grep -qx '# accel: host, cpu Fake Xeon 1234 (no VM: kernel 6.18, hardware PKU)'
+ok $? "PKU host: check-hw's results are in the totals, its failure fails the run (status $st: $(printf '%s' "$out" | tail -n 1))"
+hw XONLY_HW=0
+[ "$st" = 0 ] && [ ! -e "$tmp/build/hw-ran" ] && [ "$(printf '%s\n' "$out" | tail -n 1)" = "3 passed, 0 failed, 1 skipped" ]
+ok $? "XONLY_HW=0: check-hw not run (status $st: $(printf '%s' "$out" | tail -n 1))"
+hw T=a
+[ ! -e "$tmp/build/hw-ran" ]
+ok $? "with a test filter: check-hw not run"
+rm -f "$tmp/scripts/check-hw"
+
 # A forced kvm that cannot be had ends scripts/check with the reason, before any VM.
 rm -rf "$tmp/build/results" "$tmp/build/vm-6.1-xonly.log"
 (cd "$tmp" && env PATH="$tmp/bin:$PATH" XONLY_ON=0 XONLY_STRICT=0 XONLY_LEARN=0 NOPKU=0 XOLOAD_MODULE_BOOT=0 XONLY_ACCEL=kvm XONLY_KVM_DEV="$tmp/none" \
