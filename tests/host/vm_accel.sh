@@ -170,6 +170,16 @@ alive "$p" && left=1 && kill -KILL "$p"
 [ -n "$p" ] && [ "$left" = 0 ]
 ok $? "scripts/vm killed during the probe (status $st): its QEMU ends too (pid ${p:-none}, left $left)"
 
+# A probe time limit that is not whole seconds: an error, not a failed
+# probe (which was kept as the verdict for the host's boot) nor a silent exit.
+for v in 1.5 abc; do
+	rm -f "$XONLY_KVM_PROBE_CACHE"
+	out=$(PATH="$tmp/bin:$PATH" XONLY_CPUINFO="$tmp/pku" XONLY_KVM_DEV="$tmp/kvm" XONLY_KVM_PROBE_TIMEOUT=$v \
+		"$vm" --kernel "$tmp/bzImage" --print-accel 2>&1); st=$?
+	[ "$st" = 1 ] && [[ $out == *"XONLY_KVM_PROBE_TIMEOUT takes whole seconds, not '$v'"* ]] && [ ! -s "$XONLY_KVM_PROBE_CACHE" ]
+	ok $? "XONLY_KVM_PROBE_TIMEOUT=$v: an error, no verdict kept (status $st: $(printf '%s' "$out" | tr '\n' '|'))"
+done
+
 # HOME unset (cron, env -i): no kept verdict, not an error of set -u.
 out=$(env -u HOME -u XONLY_KVM_PROBE_CACHE PATH="$tmp/bin:$PATH" XONLY_CPUINFO="$tmp/pku" XONLY_KVM_DEV="$tmp/kvm" \
 	XONLY_KVM_PROBE_TIMEOUT=2 "$vm" --kernel "$tmp/bzImage" --print-accel 2>&1); st=$?
