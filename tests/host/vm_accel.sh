@@ -86,6 +86,8 @@ if [ -n "$f" ]; then
 	ok) echo "[    0.2] x86/fpu: Supporting XSAVE feature 0x200: 'Protection Keys User registers'" >"$f"; exec sleep 30 ;;
 	nopku) echo "[    0.0] Linux version 6.1.0" >"$f"; echo "[    1.0] Kernel panic - not syncing: No working init found." >>"$f"; exit 0 ;;
 	silent) exec sleep 30 ;;
+	noterm) echo $$ >"$FAKE_PROBE_PID"; trap '' TERM; exec sleep 30 ;;
+	pid) echo $$ >"$FAKE_PROBE_PID"; exec sleep 30 ;;
 	abort) echo "qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69" >&2; kill -ABRT $$ ;;
 	esac
 fi
@@ -136,4 +138,51 @@ boot "$tmp/nopku" "$tmp/kvm" kvm "$tmp/forced.log"; st=$?
 [ "$st" != 0 ] && ! grep -q qemu-args "$tmp/forced.log.out" "$tmp/forced.log" 2>/dev/null &&
 	grep -q "XONLY_ACCEL=kvm: the host CPU has no PKU" "$tmp/forced.log.err"
 ok $? "a boot with XONLY_ACCEL=kvm without pku fails before QEMU starts (status $st)"
+
+# The probe's QEMU ends with the probe: one that ignores SIGTERM (a KVM
+# guest stuck where QEMU cannot stop it) is killed, not waited for
+# forever; scripts/vm killed during the probe leaves no QEMU behind.
+export FAKE_PROBE_PID=$tmp/probe-pid
+# alive PID: a process that runs (not a zombie an init that never reaps keeps).
+alive() { [ -n "$1" ] && [ -r "/proc/$1/stat" ] && ! grep -q ') Z ' "/proc/$1/stat" 2>/dev/null; }
+rm -f "$XONLY_KVM_PROBE_CACHE" "$FAKE_PROBE_PID"
+t0=$(date +%s)
+FAKE_PROBE=noterm timeout 40 env PATH="$tmp/bin:$PATH" XONLY_CPUINFO="$tmp/pku" XONLY_KVM_DEV="$tmp/kvm" \
+	XONLY_KVM_PROBE_TIMEOUT=2 "$vm" --kernel "$tmp/bzImage" --print-accel >"$tmp/noterm.out" 2>&1; st=$?
+t1=$(date +%s)
+p=$(cat "$FAKE_PROBE_PID" 2>/dev/null)
+left=0; alive "$p" && left=1
+[ -n "$p" ] && kill -KILL "$p" 2>/dev/null
+[ "$st" = 0 ] && [ $((t1 - t0)) -lt 20 ] && [ "$left" = 0 ] &&
+	grep -q "KVM probe failed: a KVM guest printed nothing in 2s" "$tmp/noterm.out"
+ok $? "a probe QEMU that ignores SIGTERM is killed: TCG after $((t1 - t0))s (limit 2 s), none left (status $st, left $left)"
+rm -f "$XONLY_KVM_PROBE_CACHE" "$FAKE_PROBE_PID"
+FAKE_PROBE=pid PATH="$tmp/bin:$PATH" XONLY_CPUINFO="$tmp/pku" XONLY_KVM_DEV="$tmp/kvm" XONLY_KVM_PROBE_TIMEOUT=20 \
+	"$vm" --kernel "$tmp/bzImage" --print-accel >/dev/null 2>&1 &
+vp=$!
+for i in $(seq 50); do [ -s "$FAKE_PROBE_PID" ] && break; sleep 0.1; done
+sleep 0.3
+kill "$vp"; wait "$vp"; st=$?
+p=$(cat "$FAKE_PROBE_PID" 2>/dev/null)
+left=0
+for i in $(seq 30); do alive "$p" || break; sleep 0.1; done
+alive "$p" && left=1 && kill -KILL "$p"
+[ -n "$p" ] && [ "$left" = 0 ]
+ok $? "scripts/vm killed during the probe (status $st): its QEMU ends too (pid ${p:-none}, left $left)"
+
+# A probe time limit that is not whole seconds: an error, not a failed
+# probe (which was kept as the verdict for the host's boot) nor a silent exit.
+for v in 1.5 abc; do
+	rm -f "$XONLY_KVM_PROBE_CACHE"
+	out=$(PATH="$tmp/bin:$PATH" XONLY_CPUINFO="$tmp/pku" XONLY_KVM_DEV="$tmp/kvm" XONLY_KVM_PROBE_TIMEOUT=$v \
+		"$vm" --kernel "$tmp/bzImage" --print-accel 2>&1); st=$?
+	[ "$st" = 1 ] && [[ $out == *"XONLY_KVM_PROBE_TIMEOUT takes whole seconds, not '$v'"* ]] && [ ! -s "$XONLY_KVM_PROBE_CACHE" ]
+	ok $? "XONLY_KVM_PROBE_TIMEOUT=$v: an error, no verdict kept (status $st: $(printf '%s' "$out" | tr '\n' '|'))"
+done
+
+# HOME unset (cron, env -i): no kept verdict, not an error of set -u.
+out=$(env -u HOME -u XONLY_KVM_PROBE_CACHE PATH="$tmp/bin:$PATH" XONLY_CPUINFO="$tmp/pku" XONLY_KVM_DEV="$tmp/kvm" \
+	XONLY_KVM_PROBE_TIMEOUT=2 "$vm" --kernel "$tmp/bzImage" --print-accel 2>&1); st=$?
+[ "$st" = 0 ] && [ "$(printf '%s\n' "$out" | sed -n 2p)" = "why: $tmp/kvm usable and the host CPU has PKU; probe: a KVM guest booted with PKU" ]
+ok $? "HOME unset: the probe runs, its verdict is not kept (status $st: $(printf '%s' "$out" | tr '\n' '|'))"
 tap_done

@@ -33,7 +33,10 @@
 #    is found beside the module's own file, not LD_AUDIT's first entry);
 #  - a bad XOLOAD_CHILDREN is a usage error of xoload (2, one line,
 #    nothing run) and, set by PROG for its child, stops that child (126,
-#    one line naming it) before its code runs.
+#    one line naming it) before its code runs;
+#  - xoload whose module's path has 255 bytes or more refuses (126, one
+#    line): ld.so skips such an LD_AUDIT entry, and the children ran
+#    without the module; at 254 bytes they load it.
 # In the kernel's xonly mode (xonly=on, strict, learn) the kernel made the
 # child's code execute-only and the module carves its data out in place,
 # with or without XOLOAD_CHILDREN=reexec.
@@ -208,4 +211,29 @@ else
 		[ ! -e $D/ran ]
 	ok $? "XOLOAD_CHILDREN=yes set by PROG for its child: the child stops, 126, one line naming it ($out, status $st)"
 fi
+
+# --- where the module's path is too long for LD_AUDIT ---------------------------
+# glibc's ld.so skips an LD_AUDIT entry of 255 bytes or more: xoload
+# installed where its module's path is that long refuses (126, one line),
+# where its children ran without the module, their code readable, and
+# nothing said so.  deep_layout LEN: a copy of xoload and the module
+# under $D/deep, the module's path LEN bytes long.
+deep_layout() {
+	dir=$D/deep
+	rm -rf $D/deep
+	p=$dir/lib/xoaudit.so
+	while [ ${#p} -lt $(($1 - 10)) ]; do dir=$dir/dddddddd; p=$dir/lib/xoaudit.so; done
+	while [ ${#p} -lt $1 ]; do dir=${dir}d; p=$dir/lib/xoaudit.so; done
+	mkdir -p $dir/bin $dir/lib && cp $XO $dir/bin/xoload && cp $AUD $dir/lib/xoaudit.so
+}
+deep_layout 254
+out=$($dir/bin/xoload /bin/bash -c "cat /proc/self/maps" 2>&1); st=$?
+libc=$(echo "$out" | grep -c ' --xp .*/libc\.so')
+[ "$st" = 0 ] && [ "$libc" -ge 1 ] && echo "$out" | grep -q "$dir/lib/xoaudit\.so"
+ok $? "xoload whose module's path has 254 bytes: a child loads the module, libc execute-only ($libc --xp, status $st)"
+deep_layout 255
+out=$($dir/bin/xoload /bin/bash -c "cat /proc/self/maps" 2>&1); st=$?
+[ "$st" = 126 ] && [ "$out" = "xoload: audit module $dir/lib/xoaudit.so: a path of 255 bytes, which ld.so ignores in LD_AUDIT (at most 254)" ]
+ok $? "xoload whose module's path has 255 bytes: refused, 126, one line (status $st: $(echo "$out" | grep -c ' r-xp .*/libc\.so') r-xp libc lines, $(echo "$out" | head -n 1 | cut -c1-60)...)"
+rm -rf $D/deep
 tap_done

@@ -369,6 +369,21 @@ void use_audit_module(bool dynamic, bool permissive)
 	int rc;
 
 	rt_cat(audit_env, sizeof(audit_env), "LD_AUDIT=", audit_path, NULL);
+	/*
+	 * glibc's ld.so skips an LD_AUDIT entry of 255 bytes or more
+	 * (SECURE_NAME_LIMIT): every program PROG executes would run without
+	 * the module, its code readable, and under the hook (the default)
+	 * nothing would say so.
+	 */
+	if (rt_strlen(audit_path) >= 255) {
+		rt_fmt(err, sizeof(err), "audit module %s: a path of %u bytes, which ld.so ignores in LD_AUDIT (at most 254)",
+		       audit_path, (unsigned int)rt_strlen(audit_path));
+		if (!permissive)
+			die(126, err);
+		line("xoload: warning: ", err);
+		*audit_env = 0;
+		return;
+	}
 	if (!dynamic)
 		return;
 	rc = audit_module_refused(audit_path, err, sizeof(err));

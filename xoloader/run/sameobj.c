@@ -132,7 +132,8 @@ static int build_id(int fd, const unsigned char *head, uint64_t got, const Elf64
 
 		if (ph[i].p_type != PT_NOTE)
 			continue;
-		if (ph[i].p_offset <= got && size <= got - ph[i].p_offset)
+		/* 4-aligned there only: the note headers are read as Elf64_Nhdr (buf is aligned). */
+		if (ph[i].p_offset <= got && size <= got - ph[i].p_offset && !(ph[i].p_offset % 4))
 			notes = head + ph[i].p_offset;
 		else if (read_buf(fd, size, ph[i].p_offset) != (long)size)
 			continue;
