@@ -226,13 +226,14 @@ deep_layout() {
 	while [ ${#p} -lt $1 ]; do dir=${dir}d; p=$dir/lib/xoaudit.so; done
 	mkdir -p $dir/bin $dir/lib && cp $XO $dir/bin/xoload && cp $AUD $dir/lib/xoaudit.so
 }
+# /usr/bin/cat, not cat: the VM's cat is busybox's, static, with no ld.so and no module.
 deep_layout 254
-out=$($dir/bin/xoload /bin/bash -c "cat /proc/self/maps" 2>&1); st=$?
+out=$($dir/bin/xoload /bin/bash -c "/usr/bin/cat /proc/self/maps" 2>&1); st=$?
 libc=$(echo "$out" | grep -c ' --xp .*/libc\.so')
 [ "$st" = 0 ] && [ "$libc" -ge 1 ] && echo "$out" | grep -q "$dir/lib/xoaudit\.so"
 ok $? "xoload whose module's path has 254 bytes: a child loads the module, libc execute-only ($libc --xp, status $st)"
 deep_layout 255
-out=$($dir/bin/xoload /bin/bash -c "cat /proc/self/maps" 2>&1); st=$?
+out=$($dir/bin/xoload /bin/bash -c "/usr/bin/cat /proc/self/maps" 2>&1); st=$?
 [ "$st" = 126 ] && [ "$out" = "xoload: audit module $dir/lib/xoaudit.so: a path of 255 bytes, which ld.so ignores in LD_AUDIT (at most 254)" ]
 ok $? "xoload whose module's path has 255 bytes: refused, 126, one line (status $st: $(echo "$out" | grep -c ' r-xp .*/libc\.so') r-xp libc lines, $(echo "$out" | head -n 1 | cut -c1-60)...)"
 rm -rf $D/deep
