@@ -816,12 +816,23 @@ $(HB)/bin/execthrough: $(XO_LIBDIR)/execthrough
 	@mkdir -p $(@D)
 	cp $< $@
 
+# A preloader that maps PROG and ld.so and protects nothing: the floor of
+# xoload's design (a static-pie, as xoload: a non-PIE program at 0x400000
+# would lie where an ET_EXEC PROG such as python3 goes).
+NULLLOAD_FLAGS := -nostdlib -ffreestanding -fno-builtin -fno-stack-protector -fPIE -static-pie -Wl,--no-undefined \
+                  -Wl,-z,norelro
+$(HB)/bin/nullload: tests/xoload/lib/nullload.c xoloader/run/sys.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(NULLLOAD_FLAGS) -o $@.tmp $<
+	@if readelf -rW $@.tmp | grep -q 'R_X86_64'; then echo "$@: has relocations, and nothing applies them" >&2; exit 1; fi
+	mv $@.tmp $@
+
 $(HB)/bin/hostbench: xoloader/tools/hostbench.c xoloader/tools/benchrun.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< xoloader/tools/benchrun.c
 
 bench-host: deps $(HB)/bin/xoload $(HB)/lib/xoaudit.so $(HB)/lib/xoplan $(HB)/bin/hello $(HB)/bin/execthrough \
-            $(HB)/bin/hostbench
+            $(HB)/bin/nullload $(HB)/bin/hostbench
 	@scripts/bench-host $(HB)
 
 checkpatch: deps

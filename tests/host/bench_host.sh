@@ -42,7 +42,8 @@ export STUB_LOG=$tmp/log
 if [ "$(id -u)" = 0 ]; then
 	out=$("$top/scripts/bench-host" "$hb" 2>&1); st=$?
 	[ "$st" = 0 ] && grep -q "^update-cache $hb/cache /usr/bin/true $hb/bin/hello " "$tmp/log" &&
-		[ -d "$hb/cache" ] && printf '%s\n' "$out" | grep -q "^hostbench $hb/bin/xoload $hb/bin/hello "
+		[ -d "$hb/cache" ] &&
+		printf '%s\n' "$out" | grep -q "^hostbench $hb/bin/xoload $hb/bin/hello $hb/bin/execthrough $hb/bin/nullload "
 	ok $? "as root: the cache $hb/cache filled, then hostbench run (status $st; $(head -c 200 "$tmp/log" 2>/dev/null))"
 	: >"$tmp/log"
 	chmod 666 "$tmp/log"
@@ -60,7 +61,7 @@ fi
 
 if gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o "$tmp/hostbench" "$top/xoloader/tools/hostbench.c" \
 	"$top/xoloader/tools/benchrun.c" 2>"$tmp/cc"; then
-	out=$("$tmp/hostbench" "$hb/bin/xoload" /usr/bin/true /usr/bin/true 1 2>&1); st=$?
+	out=$("$tmp/hostbench" "$hb/bin/xoload" /usr/bin/true /usr/bin/true /usr/bin/true 1 2>&1); st=$?
 	steps=$(printf '%s\n' "$out" | sed -n '/^where the time/,$p' | sed 1d |
 		awk '{ v = $NF; $NF = ""; sub(/^ +/, ""); sub(/ +$/, ""); printf "%s=%s|", $0, v }')
 	[ "$st" = 0 ] && [[ $steps == "fork and exec of xoload="*"|validated hello=1.0|hooked libc.so.6=2.0|to the exit="*"|sum of the medians="* ]]

@@ -12,14 +12,18 @@
  * That build is made for this benchmark only, under build/hostbench/, and
  * is never installed.
  *
- *   hostbench XOLOAD HELLO EXECTHROUGH [RUNS]   (default 200 runs)
+ *   hostbench XOLOAD HELLO EXECTHROUGH NULLLOAD [RUNS]   (default 200 runs)
  *
  * For /usr/bin/true, HELLO, `python3 -c pass` and `node -e 0` (those two
  * where installed), RUNS interleaved runs of each variant: native; xoload
  * (ld.so's hook, the plan cache of XOLOAD_CACHE_DIR if the caller filled
  * one); XOLOAD_NO_CACHE=1; XOLOAD_HOOK=0 (the audit module); and
  * EXECTHROUGH PROG, a static program that only execve()s PROG: the cost of
- * one more exec, which any command in front of PROG pays.  Then a shell
+ * one more exec, which any command in front of PROG pays, but not a
+ * preloader: xoload is exec()ed in place of PROG and maps PROG and ld.so
+ * itself; and NULLLOAD PROG, a preloader that maps them and protects
+ * nothing (tests/xoload/lib/nullload.c): the floor of xoload's design,
+ * what is above it is xoload's own work.  Then a shell
  * (/bin/sh -c) that runs /usr/bin/true 20 times: under xoload each child
  * loads the audit module, which protects it in place (the default) or
  * with XOLOAD_CHILDREN=reexec runs it under xoload again.  Prints the
@@ -44,7 +48,7 @@
 
 #include "benchrun.h"
 
-#define NVARIANTS	5
+#define NVARIANTS	6
 #define MAXRUNS		2000
 #define MAXSTEPS	64
 /* The children row: a shell that runs /usr/bin/true this many times. */
@@ -58,14 +62,14 @@ struct variants {
 };
 
 static const struct variants start_variants = {
-	{ "native", "xoload", "xoload, no cache", "XOLOAD_HOOK=0", "execthrough" },
-	{ NULL, NULL, "XOLOAD_NO_CACHE=1", "XOLOAD_HOOK=0", NULL },
+	{ "native", "xoload", "xoload, no cache", "XOLOAD_HOOK=0", "execthrough", "nullload" },
+	{ NULL, NULL, "XOLOAD_NO_CACHE=1", "XOLOAD_HOOK=0", NULL, NULL },
 };
 
 /* A shell's children: protected in place by the module (the default), or each run under xoload again. */
 static const struct variants child_variants = {
-	{ "native", "xoload", "CHILDREN=reexec", "XOLOAD_HOOK=0", "execthrough" },
-	{ NULL, NULL, "XOLOAD_CHILDREN=reexec", "XOLOAD_HOOK=0", NULL },
+	{ "native", "xoload", "CHILDREN=reexec", "XOLOAD_HOOK=0", "execthrough", "nullload" },
+	{ NULL, NULL, "XOLOAD_CHILDREN=reexec", "XOLOAD_HOOK=0", NULL, NULL },
 };
 
 static double now_us(void)
@@ -90,25 +94,32 @@ static double run_once(char *const argv[], const char *env, long *minflt)
 	return now_us() - t0;
 }
 
+/* The programs a variant runs PROG with: argv[0] of variants 1-3, 4 and 5. */
+struct tools {
+	const char *xoload, *through, *null;
+};
+
 /* All variants of one program, interleaved; 0, or -1 if a run failed. */
-static int bench_program(const char *label, char *const prog[], const struct variants *vs, const char *xoload,
-			 const char *through, int runs)
+static int bench_program(const char *label, char *const prog[], const struct variants *vs, const struct tools *tl,
+			 int runs)
 {
 	static double t[NVARIANTS][MAXRUNS], f[NVARIANTS][MAXRUNS];
 	double med[NVARIANTS], fast[NVARIANTS];
 	char *argv[NVARIANTS][16];
 	int v, r, n;
 
-	/* At most 14 of PROG's words: one slot for xoload or EXECTHROUGH, one for the NULL. */
+	/* At most 14 of PROG's words: one slot for xoload, EXECTHROUGH or NULLLOAD, one for the NULL. */
 	for (n = 0; n < 14 && prog[n]; n++)
 		;
 	for (v = 0; v < NVARIANTS; v++) {
 		int k = 0;
 
 		if (v == 1 || v == 2 || v == 3)
-			argv[v][k++] = (char *)xoload;
+			argv[v][k++] = (char *)tl->xoload;
 		else if (v == 4)
-			argv[v][k++] = (char *)through;
+			argv[v][k++] = (char *)tl->through;
+		else if (v == 5)
+			argv[v][k++] = (char *)tl->null;
 		memcpy(&argv[v][k], prog, (size_t)n * sizeof(*prog));
 		argv[v][k + n] = NULL;
 	}
@@ -240,22 +251,23 @@ int main(int argc, char **argv)
 	char *python_argv[] = { "/usr/bin/python3", "-c", "pass", NULL };
 	char *node_argv[] = { "/usr/bin/node", "-e", "0", NULL };
 	char *sh_argv[] = { "/bin/sh", "-c", "for i in " CHILDREN_LIST "; do /usr/bin/true; done", NULL };
-	int runs = argc > 4 ? atoi(argv[4]) : 200, bad = 0;
+	int runs = argc > 5 ? atoi(argv[5]) : 200, bad = 0;
+	struct tools tl = { argv[1], argv[3], argv[4] };
 
-	if (argc < 4 || argc > 5 || runs < 1 || runs > MAXRUNS) {
-		fprintf(stderr, "usage: hostbench XOLOAD HELLO EXECTHROUGH [RUNS (1-%d)]\n", MAXRUNS);
+	if (argc < 5 || argc > 6 || runs < 1 || runs > MAXRUNS) {
+		fprintf(stderr, "usage: hostbench XOLOAD HELLO EXECTHROUGH NULLLOAD [RUNS (1-%d)]\n", MAXRUNS);
 		return 2;
 	}
 	hello_argv[0] = argv[2];
 	printf("xoload's startup on this CPU, %d interleaved runs of each variant (us)\n", runs);
-	bad |= bench_program("/usr/bin/true", true_argv, &start_variants, argv[1], argv[3], runs);
-	bad |= bench_program("hello", hello_argv, &start_variants, argv[1], argv[3], runs);
+	bad |= bench_program("/usr/bin/true", true_argv, &start_variants, &tl, runs);
+	bad |= bench_program("hello", hello_argv, &start_variants, &tl, runs);
 	if (access(python_argv[0], X_OK) == 0)
-		bad |= bench_program("python3 -c pass", python_argv, &start_variants, argv[1], argv[3], runs / 4 + 1);
+		bad |= bench_program("python3 -c pass", python_argv, &start_variants, &tl, runs / 4 + 1);
 	if (access(node_argv[0], X_OK) == 0)
-		bad |= bench_program("node -e 0", node_argv, &start_variants, argv[1], argv[3], runs / 4 + 1);
-	bad |= bench_program("children: sh runs /usr/bin/true " CHILDREN_N " times", sh_argv, &child_variants, argv[1],
-			     argv[3], runs / 10 + 1);
+		bad |= bench_program("node -e 0", node_argv, &start_variants, &tl, runs / 4 + 1);
+	bad |= bench_program("children: sh runs /usr/bin/true " CHILDREN_N " times", sh_argv, &child_variants, &tl,
+			     runs / 10 + 1);
 	bad |= bench_steps(argv[1], argv[2], runs);
 	return bad ? 1 : 0;
 }
