@@ -9,6 +9,7 @@
 #define XOLOADER_RULE_STR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 static inline size_t rt_strlen(const char *s)
 {
@@ -34,22 +35,37 @@ static inline int rt_strncmp(const char *a, const char *b, size_t n)
 	return 0;
 }
 
+/*
+ * Eight bytes at a time, unaligned (x86-64), none past @n: the run path
+ * compares and clears whole pages per object (a file's first page, the
+ * rest of a segment's last file page), where a byte loop was most of its
+ * own CPU time.
+ */
+typedef uint64_t __attribute__((may_alias, aligned(1))) rt_word_u;
+
 static inline int rt_memcmp(const void *a, const void *b, size_t n)
 {
 	const unsigned char *x = a, *y = b;
+	size_t i = 0;
 
-	for (; n; n--, x++, y++)
-		if (*x != *y)
-			return *x - *y;
+	while (i + 8 <= n && *(const rt_word_u *)(x + i) == *(const rt_word_u *)(y + i))
+		i += 8;
+	for (; i < n; i++)
+		if (x[i] != y[i])
+			return x[i] - y[i];
 	return 0;
 }
 
+/* Volatile stores: no call to memset from the compiler, and not dropped as dead (a wipe). */
 static inline void rt_memzero(void *p, size_t n)
 {
-	volatile char *c = p;	/* volatile: no call to memset from the compiler */
+	unsigned char *c = p;
+	size_t i = 0;
 
-	while (n--)
-		*c++ = 0;
+	for (; i + 8 <= n; i += 8)
+		*(volatile rt_word_u *)(c + i) = 0;
+	for (; i < n; i++)
+		*(volatile unsigned char *)(c + i) = 0;
 }
 
 /* @src into @dst[@len] like snprintf("%s"): truncated, always terminated. */

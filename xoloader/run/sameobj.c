@@ -23,41 +23,9 @@ static unsigned char head_room[2 * PAGE];
 static unsigned char buf[CHUNK];	/* the rest, a chunk at a time */
 static size_t buf_used RT_HOT;		/* bytes of buf written since the last wipe */
 
-/*
- * Word at a time: a byte loop over the first page, compared and wiped for
- * every object, was most of the check's own CPU time.  Unaligned loads of
- * 8 bytes, none past @n: the same bytes are read as by rt_memcmp().
- */
-typedef uint64_t __attribute__((may_alias, aligned(1))) word_u;
-
-static bool same_mem(const void *a, const void *b, size_t n)
-{
-	const unsigned char *x = a, *y = b;
-	size_t i = 0;
-
-	for (; i + 8 <= n; i += 8)
-		if (*(const word_u *)(x + i) != *(const word_u *)(y + i))
-			return false;
-	for (; i < n; i++)
-		if (x[i] != y[i])
-			return false;
-	return true;
-}
-
 static unsigned char *head_page(void)
 {
 	return head_room + (PAGE - ((uintptr_t)head_room & (PAGE - 1))) % PAGE;
-}
-
-/* Zeroed with volatile stores: no call to memset, and not dropped as dead stores. */
-static void wipe(unsigned char *p, size_t n)
-{
-	size_t i = 0;
-
-	for (; i + 8 <= n; i += 8)
-		*(volatile word_u *)(p + i) = 0;
-	for (; i < n; i++)
-		*(volatile unsigned char *)(p + i) = 0;
 }
 
 /* @n (at most CHUNK) bytes of the file at @off into buf. */
@@ -92,7 +60,7 @@ static bool same_bytes(int fd, uint64_t mem, uint64_t off, uint64_t n)
 			span = PAGE - ((mem + i) & (PAGE - 1));	/* to the end of its page */
 			if (span > k - i)
 				span = k - i;
-			if (!readable(mem + i) || !same_mem((const void *)(mem + i), buf + i, span))
+			if (!readable(mem + i) || rt_memcmp((const void *)(mem + i), buf + i, span))
 				return false;
 		}
 		mem += k, off += k, n -= k;
@@ -244,7 +212,7 @@ static int same_object(int fd, uint64_t bias, uint64_t ld, const char **why)
 		return dyn && same_dynamic(fd, dyn, bias, ld) ? 0 : -1;
 	}
 	*why = "its headers differ from the file's";
-	if (!same_mem((const void *)mem, head, first))
+	if (rt_memcmp((const void *)mem, head, first))
 		return -1;
 
 	/* 3. The build-id: in the first page (compared already), or compared now. */
@@ -269,8 +237,8 @@ int xo_same_object(int fd, uint64_t bias, uint64_t ld, const char **why)
 {
 	int r = same_object(fd, bias, ld, why);
 
-	wipe(head_page(), PAGE);
-	wipe(buf, buf_used);
+	rt_memzero(head_page(), PAGE);
+	rt_memzero(buf, buf_used);
 	buf_used = 0;
 	return r;
 }
