@@ -517,7 +517,7 @@ $(XO_SAMETEST): xoloader/tools/sametest.c xoloader/run/sameobj.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/sametest.c xoloader/run/sameobj.c
 
-host-tools: $(BUILD)/hostbench/lib/xoaudit.so $(XO_CACHETEST) $(XO_SAMETEST) $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF) $(XO_SURVEY) $(XO_DECCOV) $(XO_HSCAN) $(XO_XOPROVEN)
+host-tools: $(BUILD)/hostbench/lib/xoaudit.so $(BUILD)/hostbench/bin/xoload $(XO_CACHETEST) $(XO_SAMETEST) $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF) $(XO_SURVEY) $(XO_DECCOV) $(XO_HSCAN) $(XO_XOPROVEN)
 
 # The long run: the real xoload binary executed for each mutant (-x), xoscan
 # on every 4th.  Failures are saved under build/fuzz-failures/.  xoload

@@ -293,14 +293,47 @@ static bool resolve(const char *path, char *out, bool readable)
 }
 
 /*
- * @out = DIR/@rel, resolved, for xoload's own directory DIR if that
- * exists, else @dflt.  DIR is that of /proc/self/exe, which the kernel
- * has resolved: a symlink to xoload (bin/ -> libexec/) finds what lies
- * next to the real file.
+ * @dir (absolute, no symlink in it) with the leading "../" of @rel taken
+ * away as the kernel would take them, then the rest of @rel: into @out,
+ * true; false if @rel has "." or ".." after its start, where the
+ * components before could be symlinks.  No system call: realpath(3) of
+ * the result would cost an open and a readlink of /proc/self/fd/N, whose
+ * first lookup in a process is about 10 us on a CPU (make bench-host).
+ */
+static bool join_below(char *out, const char *dir, const char *rel)
+{
+	size_t n = rt_strlen(dir);
+	const char *c;
+
+	while (!rt_strncmp(rel, "../", 3)) {
+		while (n > 0 && dir[n - 1] != '/')
+			n--;
+		if (n > 1)
+			n--;	/* the slash, unless it is the root's */
+		rel += 3;
+	}
+	for (c = rel; *c; c++)
+		if (*c == '.' && (c == rel || c[-1] == '/') &&
+		    (!c[1] || c[1] == '/' || (c[1] == '.' && (!c[2] || c[2] == '/'))))
+			return false;
+	if (n + 1 + rt_strlen(rel) + 1 > PATH_MAX)
+		return false;
+	rt_strlcpy(out, dir, n + 1);
+	rt_cat(out + n, PATH_MAX - n, n > 1 ? "/" : "", rel, NULL);
+	return true;
+}
+
+/*
+ * @out = DIR/@rel for xoload's own directory DIR if that file is readable
+ * (as access(R_OK) says: xoload is no set-ID program), else @dflt.  DIR is
+ * that of /proc/self/exe, which the kernel has resolved: a symlink to
+ * xoload (bin/ -> libexec/) finds what lies next to the real file.  @rel's
+ * own components are not resolved: a module that is a symlink is named by
+ * the link (ld.so follows it).
  */
 void next_to_self(char *out, const char *rel, const char *dflt)
 {
-	static char exe[PATH_MAX], cand[PATH_MAX];
+	char exe[PATH_MAX], cand[PATH_MAX];
 	long n = rt_syscall(RT_NR_readlink, "/proc/self/exe", exe, sizeof(exe) - 1);
 	char *slash = NULL, *c;
 
@@ -311,11 +344,17 @@ void next_to_self(char *out, const char *rel, const char *dflt)
 			if (*c == '/')
 				slash = c;
 		if (slash) {
-			*slash = 0;
-			rt_cat(cand, sizeof(cand), exe, "/", rel, NULL);
-			/* Readable, as access(R_OK) would say: xoload is no set-ID program. */
-			if (resolve(cand, out, true))
-				return;
+			slash[slash == exe] = 0;	/* "/xoload": the directory is "/" */
+			if (join_below(cand, exe, rel)) {
+				if (!rt_syscall(RT_NR_access, cand, RT_R_OK, 0)) {
+					rt_strlcpy(out, cand, PATH_MAX);
+					return;
+				}
+			} else {
+				rt_cat(cand, sizeof(cand), exe, "/", rel, NULL);
+				if (resolve(cand, out, true))
+					return;
+			}
 		}
 	}
 	rt_strlcpy(out, dflt, PATH_MAX);
@@ -538,20 +577,24 @@ void map_and_protect(struct image *prog, struct plan *pplan, const struct xoc_ne
 
 void prepare_handover(unsigned int flags)
 {
-	static char abs[PATH_MAX];
+	char abs[PATH_MAX];
 	int m;
 
 	/*
-	 * Resolved as realpath(3) would, from the descriptor PROG is open on
-	 * (one open less; the file that is mapped); without /proc, absolute
-	 * at least.
+	 * Absolute: PROG as found (a search of PATH gives an absolute path),
+	 * else from the working directory.  Not resolved as realpath(3)
+	 * would: the readlink of /proc/self/fd/N that would take is about
+	 * 10 us on a CPU, and a re-exec follows the same symlinks.
 	 */
-	if (opened_prog && opened_prog->fd >= 0 ? fd_path(opened_prog->fd, abs) : resolve(prog_path, abs, false))
-		rt_cat(prog_env, sizeof(prog_env), XOLOAD_PROG_ENV "=", abs, NULL);
-	else if (*prog_path == '/')
+	if (*prog_path == '/') {
 		rt_cat(prog_env, sizeof(prog_env), XOLOAD_PROG_ENV "=", prog_path, NULL);
-	else if (rt_syscall(RT_NR_getcwd, abs, sizeof(abs), 0) > 0 && *abs == '/')
-		rt_cat(prog_env, sizeof(prog_env), XOLOAD_PROG_ENV "=", abs, "/", prog_path, NULL);
+	} else if (rt_syscall(RT_NR_getcwd, abs, sizeof(abs), 0) > 0 && *abs == '/') {
+		const char *rel = prog_path;
+
+		while (rel[0] == '.' && rel[1] == '/')
+			rel += 2;
+		rt_cat(prog_env, sizeof(prog_env), XOLOAD_PROG_ENV "=", abs, abs[1] ? "/" : "", rel, NULL);
+	}
 	gate.permissive = !!(flags & XOF_PERMISSIVE);
 	if (hook_flags && (flags & XOF_PERMISSIVE))
 		m = rt_cat(gate.msg, sizeof(gate.msg), "xoload: warning: ld.so never called xoload's hook ",
