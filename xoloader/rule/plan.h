@@ -30,11 +30,16 @@ struct plan_range {
 	uint64_t soff, ssize;
 };
 
+/*
+ * The small fields first: r[] is 480 KB, of which a run writes the first
+ * few entries, so that a field after it would fault in a page of its own
+ * for every plan in a static buffer (one more fault per object).
+ */
 struct plan {
 	int n;
-	struct plan_range r[PLAN_MAX_RANGES];
 	bool textrel;		/* DT_TEXTREL/DF_TEXTREL: ld.so rewrites its code */
 	char err[160];		/* why the reader refused the file */
+	struct plan_range r[PLAN_MAX_RANGES];
 };
 
 #endif

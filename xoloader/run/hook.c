@@ -66,14 +66,14 @@
 
 struct seen { const struct link_map *map; uint64_t addr, ld; uint32_t cookie; bool kept; };
 
-static struct r_debug_extended *rdebug;	/* ld.so's _r_debug */
-static uint64_t prog_bias, interp_bias, vdso_base;
-static struct xo_objprotect op;
-static char *hidden_audit;	/* "XO_AUDIT=...": LD_AUDIT, hidden from PROG's ld.so */
-static char **hook_envp;	/* PROG's environment, on its initial stack */
-static bool started;
+static struct r_debug_extended *rdebug RT_HOT;	/* ld.so's _r_debug */
+static RT_HOT uint64_t prog_bias, interp_bias, vdso_base;
+static struct xo_objprotect op RT_HOT;
+static char *hidden_audit RT_HOT;	/* "XO_AUDIT=...": LD_AUDIT, hidden from PROG's ld.so */
+static char **hook_envp RT_HOT;	/* PROG's environment, on its initial stack */
+static bool started RT_HOT;
 static struct seen seen[HOOK_MAX], next[HOOK_MAX];
-static int nseen;
+static int nseen RT_HOT;
 /*
  * ld.so calls the hook under its load lock, but _dl_debug_state is
  * public (r_debug.r_brk): a program may call it from another thread at
@@ -82,7 +82,7 @@ static int nseen;
  * (the tid of the one inside, 0 if none); a call from inside itself stops
  * the program.
  */
-static long hook_owner;
+static long hook_owner RT_HOT;
 
 void hook_debug_state(void);
 

@@ -42,7 +42,7 @@ struct ksigaction {
 };
 
 static struct xonet_table table;
-static bool installed;
+static bool installed RT_HOT;
 static struct ksigaction old_act;	/* what the handler replaced: SIG_DFL or SIG_IGN */
 /* The writer's own state (the handler never reads it). */
 static bool closing[XONET_OBJS];	/* la_objclose seen, not yet settled */

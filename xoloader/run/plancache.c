@@ -379,10 +379,10 @@ int xoc_check_dir(const char *dir, uint32_t uid, const char **why)
 
 static const char *conf_dir = XOC_DIR;
 static struct xoc_net last_net;
-static bool conf_off, conf_verbose, last_hit;
-static enum xoc_rule last_rule;
-static uint32_t conf_uid;
-static int dir_state;		/* 0 unchecked, 1 good, -1 bad (dir_why) */
+static RT_HOT bool conf_off, conf_verbose, last_hit;
+static enum xoc_rule last_rule RT_HOT;
+static uint32_t conf_uid RT_HOT;
+static int dir_state RT_HOT;		/* 0 unchecked, 1 good, -1 bad (dir_why) */
 static const char *dir_why;
 
 void xoc_setup(const char *dir, bool off, bool verbose, uint32_t uid)

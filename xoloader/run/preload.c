@@ -221,7 +221,7 @@ static void need_pkeys(void)
  * xo_start() reads the clock before and after relocating xoload.
  */
 #define STEP(event) rt_step(event, NULL)
-static uint64_t t_entry, t_relocated;
+static RT_HOT uint64_t t_entry, t_relocated;
 
 /* The steps of "xoload [OPTIONS] PROG [ARGS]", in order. */
 static void __attribute__((noreturn)) xoload(int argc, char **argv, char **envp)

@@ -28,8 +28,8 @@ char self_path[PATH_MAX];
 static char audit_env[PATH_MAX + 32];
 static char prog_env[PATH_MAX + 32];	/* XOLOAD_PROG=PROG, see reexec_args() */
 
-static char **environ_;
-static Elf64_auxv_t *auxv_;
+static char **environ_ RT_HOT;
+static Elf64_auxv_t *auxv_ RT_HOT;
 
 void run_init(char **envp)
 {
@@ -43,7 +43,7 @@ void run_init(char **envp)
 }
 
 /* --no-cache: plan every object here, and (XOLOAD_NO_CACHE) in the audit module and children. */
-static bool no_cache_env;
+static bool no_cache_env RT_HOT;
 
 void run_no_cache(void)
 {
@@ -498,7 +498,7 @@ void refuse_privileged(const struct image *im)
 }
 
 /* --no-net: see run_no_cache(). */
-static bool no_net_env;
+static bool no_net_env RT_HOT;
 
 void run_no_net(void)
 {
@@ -517,9 +517,9 @@ void check_children_env(void)
 }
 
 /* The hook: the flags for it (XOF_PRESENT set), or 0: the audit module (also after HOOK_USE_MODULE). */
-static unsigned long hook_flags;
+static unsigned long hook_flags RT_HOT;
 /* XOLOAD_HOOK=1: an ld.so the hook does not fit is refused, not given the module. */
-static bool hook_required;
+static bool hook_required RT_HOT;
 
 bool use_hook(const struct image *prog, unsigned int flags, bool audit_given)
 {
