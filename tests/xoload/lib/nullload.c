@@ -2,7 +2,7 @@
 /*
  * nullload PROG [ARGS...] - the floor of a preloader: map PROG and its
  * ELF interpreter as the kernel would and jump to ld.so, protecting
- * nothing.  No libc, no relocation (a static non-PIE program), a dozen
+ * nothing.  No libc, no relocation (a static-pie without any), a dozen
  * system calls: open and read each of the two files, reserve and map their
  * PT_LOAD segments.
  *
@@ -173,6 +173,11 @@ void start_c(uint64_t *sp)
 	for (w = sp + 1; w < auxv + 2; w++)
 		w[0] = w[1];
 	sp[0] = argc - 1;
-	__asm__ volatile("mov %0, %%rsp\n\txor %%edx, %%edx\n\tjmp *%1" : : "r"(sp), "r"(entry) : "memory");
+	/*
+	 * Fixed registers, as xoload's handover: with "r" the compiler may
+	 * put entry in rdx (it does at -O0, -O1 and -Os), which the xor
+	 * then clears, and the jump goes to 0.
+	 */
+	__asm__ volatile("mov %0, %%rsp\n\txor %%edx, %%edx\n\tjmp *%1" : : "c"(sp), "a"(entry) : "memory");
 	__builtin_unreachable();
 }
