@@ -9,7 +9,8 @@
 # installed-like tree, xoload reached through a symlink from elsewhere
 # (the module next to the real file), a module that is missing there (the
 # built-in default, /xonly/lib/xoaudit.so, named in the error), PROG
-# absolute, ./PROG and a relative PROG from "/"; with strace, that no
+# absolute, ./PROG and a relative PROG from "/", PROG named by a
+# descriptor (/dev/fd/3: the file open there); with strace, that no
 # /proc/self/fd link is read.  Uses make bench-host's timing build of
 # xoload and its module (make host-tools), which run without protection
 # keys: these paths are the same in the real build.
@@ -48,6 +49,17 @@ ok $? "./PROG: XOLOAD_PROG is the working directory's PROG (status $st: $(printf
 out=$(cd / && "$xo" "${tmp#/}/cwd/envx" 2>&1); st=$?
 [ "$st" = 0 ] && [ "$(printf '%s\n' "$out" | seen XOLOAD_PROG)" = "XOLOAD_PROG=$tmp/cwd/envx" ]
 ok $? "a relative PROG from /: one slash (status $st: $(printf '%s\n' "$out" | seen XOLOAD_PROG))"
+
+# PROG named by a descriptor: the re-exec must not run what PROG later
+# opened on that descriptor (bash here opens env on fd 3, then re-executes
+# /proc/self/exe, which must run bash again).
+out=$("$xo" /dev/fd/3 3<"$tmp/cwd/envx" 2>&1); st=$?
+want=$(readlink -f "$tmp/cwd/envx")
+[ "$st" = 0 ] && [ "$(printf '%s\n' "$out" | seen XOLOAD_PROG)" = "XOLOAD_PROG=$want" ]
+ok $? "PROG /dev/fd/3: XOLOAD_PROG is the file open there (status $st: $(printf '%s\n' "$out" | seen XOLOAD_PROG))"
+out=$("$xo" /dev/fd/3 -c 'exec 3</usr/bin/env; exec /proc/self/exe -c "echo bash again"' 3</bin/bash 2>&1); st=$?
+[ "$st" = 0 ] && [ "$out" = "bash again" ]
+ok $? "PROG /dev/fd/3 re-executing itself after reusing fd 3: PROG runs again, not the new fd 3 (status $st: ${out:0:120})"
 
 if command -v strace >/dev/null; then
 	strace -f -e trace=readlink,readlinkat -o "$tmp/trace" "$xo" /usr/bin/true >/dev/null 2>&1

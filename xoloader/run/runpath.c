@@ -595,6 +595,19 @@ void prepare_handover(unsigned int flags)
 			rel += 2;
 		rt_cat(prog_env, sizeof(prog_env), XOLOAD_PROG_ENV "=", abs, abs[1] ? "/" : "", rel, NULL);
 	}
+	/*
+	 * A name of this process's own (/dev/fd/N, /proc/self/fd/N,
+	 * /dev/stdin, a working directory under /proc) names whatever the
+	 * process has there when it re-executes: PROG may have opened
+	 * another file on that descriptor by then, and that file would run.
+	 * For those, the file PROG is open on, as the kernel names it (the
+	 * readlink is paid only here).
+	 */
+	if (*prog_env && opened_prog && opened_prog->fd >= 0 &&
+	    (!rt_strncmp(prog_env + sizeof(XOLOAD_PROG_ENV), "/proc/", 6) ||
+	     !rt_strncmp(prog_env + sizeof(XOLOAD_PROG_ENV), "/dev/", 5)) &&
+	    fd_path(opened_prog->fd, abs))
+		rt_cat(prog_env, sizeof(prog_env), XOLOAD_PROG_ENV "=", abs, NULL);
 	gate.permissive = !!(flags & XOF_PERMISSIVE);
 	if (hook_flags && (flags & XOF_PERMISSIVE))
 		m = rt_cat(gate.msg, sizeof(gate.msg), "xoload: warning: ld.so never called xoload's hook ",
