@@ -70,7 +70,11 @@ else
 fi
 
 rm "$tmp/usr/lib/xoaudit.so"
-out=$("$xo" /usr/bin/true 2>&1); st=$?
-[ "$st" = 127 ] && printf '%s\n' "$out" | grep -q "audit module /xonly/lib/xoaudit.so"
-ok $? "no module next to xoload: the default, named in the error (status $st: $out)"
+if [ -e /xonly/lib/xoaudit.so ]; then
+	skip "this host has the default module, /xonly/lib/xoaudit.so" "no module next to xoload: the default"
+else
+	out=$("$xo" /usr/bin/true 2>&1); st=$?
+	[ "$st" = 127 ] && printf '%s\n' "$out" | grep -q "audit module /xonly/lib/xoaudit.so"
+	ok $? "no module next to xoload: the default, named in the error (status $st: $out)"
+fi
 tap_done

@@ -328,6 +328,11 @@ uint32_t xonet_add(const char *name, uint64_t bias, const struct plan *p, const 
 
 	if (p->n == 0)
 		return 0;
+	/*
+	 * The table's first page written before obj_put() reads it: a read
+	 * first would map the zero page and the write copy it, two faults.
+	 */
+	xonet_table();
 	/* Its file, as the handler will look it up (net.h); only objects with net pages pay for it. */
 	id = !net || !net->n || (map_id(net->r[0].start + bias, &dev, &ino) && ino);
 	o = obj_put(name, bias, p->r[0].start + bias, p->r[p->n - 1].end + bias, dev, ino);

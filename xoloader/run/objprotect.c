@@ -71,7 +71,7 @@ static uint32_t watch(const struct xo_objprotect *o, const char *name, uint64_t 
 uint32_t xo_protect_object(const struct xo_objprotect *o, const char *path, long fd, const char *name,
 			   const char *tag, uint64_t bias, uint64_t ld)
 {
-	static struct plan p;	/* no recursion: ld.so holds its lock around both callers */
+	static struct plan p RT_PAGE_ALIGNED;	/* no recursion: ld.so holds its lock around both callers */
 	const char *note = NULL;
 
 	rt_step("opened", NULL);

@@ -263,7 +263,7 @@ int xoc_check_frame(const void *buf, size_t len, const char **why)
 int xoc_decode(const void *buf, size_t len, const struct xoc_id *id, size_t pagesz, struct plan *p,
 	       struct xoc_net *net, const char **why)
 {
-	static struct plan scratch;	/* the net pages are checked against the plan: decoded somewhere */
+	static struct plan scratch RT_PAGE_ALIGNED;	/* the net pages are checked against the plan: decoded somewhere */
 	const struct xoc_head *h = buf;
 	const struct xoc_range *r = (const struct xoc_range *)(h + 1);
 	const struct xoc_netrange *nr;
@@ -342,7 +342,7 @@ const char *xoc_entry_path(const void *buf)
  * (the name once the entry is open): a run touches one page of .bss for
  * the three, not three.
  */
-static unsigned char entry_buf[XOC_MAX_ENTRY];
+static unsigned char entry_buf[XOC_MAX_ENTRY] RT_PAGE_ALIGNED;
 #define PATH_BUF_LEN	(XOC_PATH_MAX + 40)
 _Static_assert(sizeof(entry_buf) >= PATH_BUF_LEN, "the entry buffer holds a path");
 

@@ -226,9 +226,9 @@ static RT_HOT uint64_t t_entry, t_relocated;
 /* The steps of "xoload [OPTIONS] PROG [ARGS]", in order. */
 static void __attribute__((noreturn)) xoload(int argc, char **argv, char **envp)
 {
-	static struct image prog, interp;
-	static struct plan pplan, iplan;
-	static struct xoc_net pnet, inet;
+	static RT_PAGE_ALIGNED struct image prog, interp;
+	static RT_PAGE_ALIGNED struct plan pplan, iplan;
+	static RT_PAGE_ALIGNED struct xoc_net pnet, inet;
 	static char err[PATH_MAX + 200];
 	struct opts o = { 0 };
 	char *nv[argc + 4], **re;

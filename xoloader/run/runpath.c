@@ -20,6 +20,8 @@
 
 #define RT_O_PATH	010000000
 #define PR_SET_NAME_	15
+/* glibc's elf/dl-load.c: ld.so ignores an LD_AUDIT or LD_PRELOAD entry this long or longer. */
+#define LDSO_SECURE_NAME_LIMIT	255u
 
 char prog_path[PATH_MAX];
 char audit_path[PATH_MAX];
@@ -374,7 +376,7 @@ void next_to_self(char *out, const char *rel, const char *dflt)
  */
 static int audit_module_refused(const char *path, char *err, size_t errlen)
 {
-	static struct image mod;
+	static struct image mod RT_PAGE_ALIGNED;
 	static char why[PATH_MAX + 100];
 	int rc = image_open_obj(&mod, path, false, why, sizeof(why));
 
@@ -405,18 +407,19 @@ static int audit_module_refused(const char *path, char *err, size_t errlen)
 void use_audit_module(bool dynamic, bool permissive)
 {
 	static char err[2 * PATH_MAX + 200];
+	size_t len = rt_strlen(audit_path);
 	int rc;
 
 	rt_cat(audit_env, sizeof(audit_env), "LD_AUDIT=", audit_path, NULL);
 	/*
-	 * glibc's ld.so skips an LD_AUDIT entry of 255 bytes or more
-	 * (SECURE_NAME_LIMIT): every program PROG executes would run without
-	 * the module, its code readable, and under the hook (the default)
-	 * nothing would say so.
+	 * glibc's ld.so skips an LD_AUDIT entry of SECURE_NAME_LIMIT bytes or
+	 * more: every program PROG executes would run without the module,
+	 * its code readable, and under the hook (the default) nothing would
+	 * say so.
 	 */
-	if (rt_strlen(audit_path) >= 255) {
-		rt_fmt(err, sizeof(err), "audit module %s: a path of %u bytes, which ld.so ignores in LD_AUDIT (at most 254)",
-		       audit_path, (unsigned int)rt_strlen(audit_path));
+	if (len >= LDSO_SECURE_NAME_LIMIT) {
+		rt_fmt(err, sizeof(err), "audit module %s: a path of %u bytes, which ld.so ignores in LD_AUDIT (at most %u)",
+		       audit_path, (unsigned int)len, LDSO_SECURE_NAME_LIMIT - 1);
 		if (!permissive)
 			die(126, err);
 		line("xoload: warning: ", err);
