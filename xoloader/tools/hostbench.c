@@ -29,8 +29,10 @@
  * with XOLOAD_CHILDREN=reexec runs it under xoload again.  Prints the
  * median and fastest wall time, their ratios to native, what the median
  * adds to native's in microseconds (a small program's ratio says little
- * by itself: one more exec is 10% of /usr/bin/true), and the median of
- * the run's minor page faults.  Then where the time of `xoload HELLO` goes:
+ * by itself: one more exec is 10% of /usr/bin/true) and the median of
+ * each round's difference to native's run (paired: steadier when the
+ * host's speed drifts), and the median of the run's minor page faults.
+ * Then where the time of `xoload HELLO` goes:
  * with XOLOAD_TIMES set, xoload, its hook and its module print the clock
  * at each step (xoload.h); the median of each step over RUNS runs, from
  * the fork to the exit.  Each step's line costs two system calls of its
@@ -103,8 +105,8 @@ struct tools {
 static int bench_program(const char *label, char *const prog[], const struct variants *vs, const struct tools *tl,
 			 int runs)
 {
-	static double t[NVARIANTS][MAXRUNS], f[NVARIANTS][MAXRUNS];
-	double med[NVARIANTS], fast[NVARIANTS];
+	static double t[NVARIANTS][MAXRUNS], f[NVARIANTS][MAXRUNS], d[MAXRUNS];
+	double med[NVARIANTS], fast[NVARIANTS], paired[NVARIANTS];
 	char *argv[NVARIANTS][16];
 	int v, r, n;
 
@@ -135,14 +137,26 @@ static int bench_program(const char *label, char *const prog[], const struct var
 			f[v][r] = (double)flt;
 		}
 	}
+	/*
+	 * Paired: the median of each round's difference to native's run of
+	 * the same round, taken before the medians sort the runs.  The host's
+	 * speed drifts by 10-20% over minutes; a round's runs are
+	 * milliseconds apart, so this difference drifts far less than the
+	 * difference of the two medians.
+	 */
+	for (v = 0; v < NVARIANTS; v++) {
+		for (r = 0; r < runs; r++)
+			d[r] = t[v][r] - t[0][r];
+		paired[v] = bench_median(d, runs);
+	}
 	for (v = 0; v < NVARIANTS; v++) {
 		med[v] = bench_median(t[v], runs);
 		fast[v] = t[v][0];
 	}
 	printf("%s\n", label);
 	for (v = 0; v < NVARIANTS; v++)
-		printf("  %-18s median %8.1f us %6.3fx %+8.1f us   fastest %8.1f us %6.3fx   minor faults %4.0f\n",
-		       vs->name[v], med[v], med[v] / med[0], med[v] - med[0], fast[v], fast[v] / fast[0],
+		printf("  %-18s median %8.1f us %6.3fx %+8.1f us (paired %+8.1f)   fastest %8.1f us %6.3fx   minor faults %4.0f\n",
+		       vs->name[v], med[v], med[v] / med[0], med[v] - med[0], paired[v], fast[v], fast[v] / fast[0],
 		       bench_median(f[v], runs));
 	return 0;
 }
