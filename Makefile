@@ -821,7 +821,7 @@ $(HB)/bin/execthrough: $(XO_LIBDIR)/execthrough
 # would lie where an ET_EXEC PROG such as python3 goes).
 NULLLOAD_FLAGS := -nostdlib -ffreestanding -fno-builtin -fno-stack-protector -fPIE -static-pie -Wl,--no-undefined \
                   -Wl,-z,norelro
-$(HB)/bin/nullload: tests/xoload/lib/nullload.c xoloader/run/sys.h
+$(HB)/bin/nullload: tests/xoload/lib/nullload.c xoloader/run/sys.h xoloader/rule/str.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(NULLLOAD_FLAGS) -o $@.tmp $<
 	@if readelf -rW $@.tmp | grep -q 'R_X86_64'; then echo "$@: has relocations, and nothing applies them" >&2; exit 1; fi

@@ -14,19 +14,13 @@
 #define CHUNK		65536
 
 /*
- * The file's first page, read whole for every object, goes in the one
- * page-aligned page of head_room: the read faults in one page of .bss, not
- * the two that a 4096-byte array at any other address straddles (an
- * aligned array would align this file's whole .bss, and move the rest).
+ * The file's first page, read whole for every object: page-aligned, the
+ * read faults in one page of .bss, not the two that a 4096-byte array at
+ * any other address straddles.
  */
-static unsigned char head_room[2 * PAGE];
+static unsigned char head_page[PAGE] RT_PAGE_ALIGNED;
 static unsigned char buf[CHUNK];	/* the rest, a chunk at a time */
 static size_t buf_used RT_HOT;		/* bytes of buf written since the last wipe */
-
-static unsigned char *head_page(void)
-{
-	return head_room + (PAGE - ((uintptr_t)head_room & (PAGE - 1))) % PAGE;
-}
 
 /* @n (at most CHUNK) bytes of the file at @off into buf. */
 static long read_buf(int fd, size_t n, uint64_t off)
@@ -175,7 +169,7 @@ static bool same_segments(int fd, const Elf64_Phdr *ph, int phnum, uint64_t bias
 
 static int same_object(int fd, uint64_t bias, uint64_t ld, const char **why)
 {
-	unsigned char *head = head_page();
+	unsigned char *head = head_page;
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)head;
 	const Elf64_Phdr *ph, *hdr = NULL, *dyn = NULL;
 	uint64_t phend, first, n, mem, off, va;
@@ -237,7 +231,7 @@ int xo_same_object(int fd, uint64_t bias, uint64_t ld, const char **why)
 {
 	int r = same_object(fd, bias, ld, why);
 
-	rt_memzero(head_page(), PAGE);
+	rt_memzero(head_page, PAGE);
 	rt_memzero(buf, buf_used);
 	buf_used = 0;
 	return r;

@@ -24,6 +24,7 @@
  */
 #include <elf.h>
 
+#include "../../../xoloader/rule/str.h"
 #include "../../../xoloader/run/sys.h"
 
 #define HEAD	4096	/* the ELF header and program headers must lie in the first page */
@@ -43,13 +44,8 @@ static void __attribute__((noreturn)) fail(const char *what, const char *path)
 	const char *s[] = { "nullload: ", what, ": ", path, "\n" };
 	unsigned int i;
 
-	for (i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
-		size_t n = 0;
-
-		while (s[i][n])
-			n++;
-		rt_syscall(RT_NR_write, 2, s[i], n);
-	}
+	for (i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		rt_syscall(RT_NR_write, 2, s[i], rt_strlen(s[i]));
 	rt_exit_group(127);
 }
 
