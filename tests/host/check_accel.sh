@@ -106,10 +106,10 @@ printf '%s\n' '#!/bin/sh' \
 	'printf "# accel: host, cpu Fake Xeon 1234 (no VM: kernel 6.18, hardware PKU)\nFAIL hwtest: not ok 2\nhw [host, cpu Fake Xeon 1234]: 5 passed, 1 failed, 2 skipped\n" >build/results/hw.txt' \
 	'exit 1' >"$tmp/scripts/check-hw"
 chmod +x "$tmp/scripts/check-hw"
-hw() {	# hw ENV...: scripts/check 6.1 on TCG with ENV; sets out, st
+hw() {	# hw ENV...: scripts/check 6.1 on TCG with ENV (no filter of the caller's T); sets out, st
 	rm -rf "$tmp/build/results" "$tmp/build/hw-ran"
 	out=$(cd "$tmp" && env PATH="$tmp/bin:$PATH" XONLY_ON=0 XONLY_STRICT=0 XONLY_LEARN=0 NOPKU=0 XOLOAD_MODULE_BOOT=0 \
-		XONLY_ACCEL=tcg "$@" scripts/check 6.1 2>"$tmp/err"); st=$?
+		XONLY_ACCEL=tcg T= "$@" scripts/check 6.1 2>"$tmp/err"); st=$?
 }
 hw
 [ "$st" != 0 ] && [ "$(printf '%s\n' "$out" | tail -n 1)" = "8 passed, 1 failed, 3 skipped" ] &&
