@@ -3,15 +3,21 @@
 # the host: LD_AUDIT, the audit module found next to xoload's own file
 # (DIR/../lib/xoaudit.so, DIR that of /proc/self/exe), and XOLOAD_PROG,
 # PROG's absolute path for a re-exec through /proc/self/exe.  Both are
-# made without resolving them through /proc/self/fd (about 10 us each on
-# a CPU): the module's "../" is taken off xoload's resolved directory, and
-# PROG is as found, or joined to the working directory.  Rows: an
-# installed-like tree, xoload reached through a symlink from elsewhere
-# (the module next to the real file), a module that is missing there (the
-# built-in default, /xonly/lib/xoaudit.so, named in the error), PROG
+# made without resolving them through /proc (about 10-16 us each on a
+# CPU): xoload's directory is that of the name it was executed by
+# (AT_EXECFN, made absolute) where that is a regular file and the
+# directories the module's "../" take off it are no symlinks, else that of
+# /proc/self/exe; PROG is as found, or joined to the working directory.
+# Rows: an installed-like tree, xoload by a relative name, by ./xoload,
+# through a symlink from elsewhere (the module next to the real file),
+# through a symlinked bin/ (whose ".." is not the link's directory),
+# through a symlink above bin/ (kept in the name: the kernel follows it),
+# by a name with ".." in it and by /dev/fd/3; a module that is missing
+# (the built-in default, /xonly/lib/xoaudit.so, named in the error), PROG
 # absolute, ./PROG and a relative PROG from "/", PROG named by a
-# descriptor (/dev/fd/3: the file open there); with strace, that no
-# /proc/self/fd link is read.  Uses make bench-host's timing build of
+# descriptor (/dev/fd/3: the file open there); with strace, that no /proc
+# link is read for xoload by its own name and /proc/self/exe is for a
+# symlink to it.  Uses make bench-host's timing build of
 # xoload and its module (make host-tools), which run without protection
 # keys: these paths are the same in the real build.
 set -u
@@ -43,6 +49,29 @@ out=$("$tmp/elsewhere/xoload" /usr/bin/env 2>&1); st=$?
 [ "$st" = 0 ] && [ "$(printf '%s\n' "$out" | seen LD_AUDIT)" = "LD_AUDIT=$tmp/usr/lib/xoaudit.so" ]
 ok $? "xoload through a symlink: the module next to the real file (status $st: $(printf '%s\n' "$out" | seen LD_AUDIT))"
 
+# The module's path as xoload derives it from the name it was run by.
+module_by() {
+	local label=$1 want=$2 out st
+	shift 2
+	out=$("$@" /usr/bin/env 2>&1); st=$?
+	[ "$st" = 0 ] && [ "$(printf '%s\n' "$out" | seen LD_AUDIT)" = "LD_AUDIT=$want" ]
+	ok $? "$label: LD_AUDIT=$want (status $st: $(printf '%s\n' "$out" | seen LD_AUDIT))"
+}
+module_by "xoload by a relative name (bin/xoload from usr/)" "$tmp/usr/lib/xoaudit.so" \
+	sh -c 'cd "$1" && exec bin/xoload "$2"' sh "$tmp/usr"
+module_by "xoload as ./xoload" "$tmp/usr/lib/xoaudit.so" sh -c 'cd "$1" && exec ./xoload "$2"' sh "$tmp/usr/bin"
+# bin/ a symlink: its ".." is the target's parent, not the link's.
+mkdir -p "$tmp/links"
+ln -s "$tmp/usr/bin" "$tmp/links/bin"
+module_by "xoload through a symlinked bin/" "$tmp/usr/lib/xoaudit.so" "$tmp/links/bin/xoload"
+ln -s "$tmp/usr" "$tmp/links/usr"
+module_by "xoload through a symlink above bin/ (kept: the kernel follows it)" "$tmp/links/usr/lib/xoaudit.so" \
+	"$tmp/links/usr/bin/xoload"
+# The directory taken off the name is "..": by name, it would leave bin/sub/.
+mkdir -p "$tmp/usr/bin/sub"
+module_by "xoload by a name ending in /../xoload" "$tmp/usr/lib/xoaudit.so" "$tmp/usr/bin/sub/../xoload"
+module_by "xoload executed as /dev/fd/3" "$tmp/usr/lib/xoaudit.so" sh -c 'exec /dev/fd/3 "$1" 3<"$2"' sh /usr/bin/env "$xo"
+
 out=$(cd "$tmp/cwd" && "$xo" ./envx 2>&1); st=$?
 [ "$st" = 0 ] && [ "$(printf '%s\n' "$out" | seen XOLOAD_PROG)" = "XOLOAD_PROG=$tmp/cwd/envx" ]
 ok $? "./PROG: XOLOAD_PROG is the working directory's PROG (status $st: $(printf '%s\n' "$out" | seen XOLOAD_PROG))"
@@ -62,11 +91,15 @@ out=$("$xo" /dev/fd/3 -c 'exec 3</usr/bin/env; exec /proc/self/exe -c "echo bash
 ok $? "PROG /dev/fd/3 re-executing itself after reusing fd 3: PROG runs again, not the new fd 3 (status $st: ${out:0:120})"
 
 if command -v strace >/dev/null; then
-	strace -f -e trace=readlink,readlinkat -o "$tmp/trace" "$xo" /usr/bin/true >/dev/null 2>&1
+	strace -f -e trace=readlink,readlinkat,lstat,access -o "$tmp/trace" "$xo" /usr/bin/true >/dev/null 2>&1
+	! grep -q '"/proc/' "$tmp/trace" && grep -q "access(\"$tmp/usr/lib/xoaudit.so\"" "$tmp/trace"
+	ok $? "xoload by its own name: no /proc link read, the module found ($(grep -o '[a-z]*("/proc/[^"]*"' "$tmp/trace" | tr '\n' ' '))"
+	strace -f -e trace=readlink,readlinkat -o "$tmp/trace" "$tmp/elsewhere/xoload" /usr/bin/true >/dev/null 2>&1
 	! grep -q '/proc/self/fd' "$tmp/trace" && grep -q '/proc/self/exe' "$tmp/trace"
-	ok $? "no /proc/self/fd link read, /proc/self/exe is ($(grep -o 'readlink[a-z]*("[^"]*"' "$tmp/trace" | tr '\n' ' '))"
+	ok $? "xoload through a symlink: /proc/self/exe read, no /proc/self/fd link ($(grep -o 'readlink[a-z]*("[^"]*"' "$tmp/trace" | tr '\n' ' '))"
 else
-	skip "no strace" "no /proc/self/fd link read"
+	skip "no strace" "xoload by its own name: no /proc link read"
+	skip "no strace" "xoload through a symlink: /proc/self/exe read"
 fi
 
 rm "$tmp/usr/lib/xoaudit.so"

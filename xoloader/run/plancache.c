@@ -20,9 +20,7 @@
 #include "rtplan.h"
 #include "sys.h"
 
-#define RT_NR_lstat	6
 #define RT_O_NOFOLLOW	0400000
-#define RT_S_IFDIR	0040000
 
 const char *const xoc_rule_name[XOC_NRULES] = { "fde", "proven" };
 static const char *const rule_id[XOC_NRULES] = { XO_RULE_ID, XO_PROVEN_RULE_ID };

@@ -294,18 +294,33 @@ static bool resolve(const char *path, char *out, bool readable)
 	return ok;
 }
 
+/* A "." or ".." component anywhere in @path, or an empty one ("//"). */
+static bool has_dot_component(const char *path)
+{
+	const char *c;
+
+	for (c = path; *c; c++) {
+		if (*c == '/' && c[1] == '/')
+			return true;
+		if (*c == '.' && (c == path || c[-1] == '/') &&
+		    (!c[1] || c[1] == '/' || (c[1] == '.' && (!c[2] || c[2] == '/'))))
+			return true;
+	}
+	return false;
+}
+
 /*
- * @dir (absolute, no symlink in it) with the leading "../" of @rel taken
- * away as the kernel would take them, then the rest of @rel: into @out,
- * true; false if @rel has "." or ".." after its start, where the
- * components before could be symlinks.  No system call: realpath(3) of
- * the result would cost an open and a readlink of /proc/self/fd/N, whose
- * first lookup in a process is about 10 us on a CPU (make bench-host).
+ * @dir (absolute; none of the directories that @rel's leading "../" take
+ * off it a symlink) with those taken away as the kernel would take them,
+ * then the rest of @rel: into @out, true; false if @rel has "." or ".."
+ * after its start, where the components before could be symlinks.  No
+ * system call: realpath(3) of the result would cost an open and a
+ * readlink of /proc/self/fd/N, whose first lookup in a process is about
+ * 10 us on a CPU (make bench-host).
  */
 static bool join_below(char *out, const char *dir, const char *rel)
 {
 	size_t n = rt_strlen(dir);
-	const char *c;
 
 	while (!rt_strncmp(rel, "../", 3)) {
 		while (n > 0 && dir[n - 1] != '/')
@@ -314,10 +329,8 @@ static bool join_below(char *out, const char *dir, const char *rel)
 			n--;	/* the slash, unless it is the root's */
 		rel += 3;
 	}
-	for (c = rel; *c; c++)
-		if (*c == '.' && (c == rel || c[-1] == '/') &&
-		    (!c[1] || c[1] == '/' || (c[1] == '.' && (!c[2] || c[2] == '/'))))
-			return false;
+	if (has_dot_component(rel))
+		return false;
 	if (n + 1 + rt_strlen(rel) + 1 > PATH_MAX)
 		return false;
 	rt_strlcpy(out, dir, n + 1);
@@ -326,37 +339,100 @@ static bool join_below(char *out, const char *dir, const char *rel)
 }
 
 /*
+ * xoload's own file by the name execve() was given (AT_EXECFN), made
+ * absolute with the working directory, which nothing has changed since:
+ * into @exe, true, when that name can stand for /proc/self/exe's in
+ * next_to_self().  It must name a regular file (lstat: not a symlink to
+ * xoload, whose neighbours are those of the link's target; not /dev/fd/N
+ * or /proc/self/fd/N, which are links too), have no "." or ".." component
+ * after a leading "./", and none of the directories that @rel's leading
+ * "../" take off it may be a symlink: join_below() takes them off by
+ * name, which is what the kernel does only for a real directory.  The
+ * directories above them may be symlinks: they stay in the name, and the
+ * kernel follows them.  Why not /proc/self/exe always: its readlink is the
+ * first /proc lookup of the process, 16 us on a CPU (make bench-host's
+ * machine, paired runs), a tenth of what xoload adds to a start; this is
+ * an lstat or two and, for a relative name, a getcwd().
+ */
+static bool self_from_execfn(char *exe, const char *rel)
+{
+	const char *fn = (const char *)run_auxval(AT_EXECFN);
+	struct rt_stat st;
+	size_t n = 0;
+	char *end;
+
+	if (!fn || !*fn)
+		return false;
+	while (fn[0] == '.' && fn[1] == '/')
+		fn += 2;
+	if (has_dot_component(fn))
+		return false;
+	if (*fn != '/') {
+		if (rt_syscall(RT_NR_getcwd, exe, PATH_MAX, 0) <= 0 || *exe != '/')
+			return false;
+		n = rt_strlen(exe);
+		if (n > 1)
+			exe[n++] = '/';
+	}
+	if (n + rt_strlen(fn) + 1 > PATH_MAX)
+		return false;
+	rt_strlcpy(exe + n, fn, PATH_MAX - n);
+	if (rt_lstat(exe, &st) || (st.mode & RT_S_IFMT) != RT_S_IFREG)
+		return false;
+	end = exe + rt_strlen(exe);
+	for (; !rt_strncmp(rel, "../", 3); rel += 3) {
+		while (end > exe && *--end != '/')
+			;
+		if (end == exe)		/* the root: its ".." is itself */
+			break;
+		*end = 0;
+		n = rt_lstat(exe, &st) || (st.mode & RT_S_IFMT) != RT_S_IFDIR;
+		*end = '/';
+		if (n)
+			return false;
+	}
+	return true;
+}
+
+/*
  * @out = DIR/@rel for xoload's own directory DIR if that file is readable
  * (as access(R_OK) says: xoload is no set-ID program), else @dflt.  DIR is
- * that of /proc/self/exe, which the kernel has resolved: a symlink to
- * xoload (bin/ -> libexec/) finds what lies next to the real file.  @rel's
- * own components are not resolved: a module that is a symlink is named by
- * the link (ld.so follows it).
+ * that of xoload's own file as the kernel found it: by the name it was
+ * executed by where that is safe (self_from_execfn()), else by
+ * /proc/self/exe, which the kernel has resolved: a symlink to xoload (bin/
+ * -> libexec/) finds what lies next to the real file.  @rel's own
+ * components are not resolved: a module that is a symlink is named by the
+ * link (ld.so follows it).
  */
 void next_to_self(char *out, const char *rel, const char *dflt)
 {
 	char exe[PATH_MAX], cand[PATH_MAX];
-	long n = rt_syscall(RT_NR_readlink, "/proc/self/exe", exe, sizeof(exe) - 1);
 	char *slash = NULL, *c;
+	long n;
 
-	if (n > 0) {
+	if (!self_from_execfn(exe, rel)) {
+		n = rt_syscall(RT_NR_readlink, "/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n <= 0) {
+			rt_strlcpy(out, dflt, PATH_MAX);
+			return;
+		}
 		exe[n] = 0;
-		rt_strlcpy(self_path, exe, sizeof(self_path));
-		for (c = exe; *c; c++)
-			if (*c == '/')
-				slash = c;
-		if (slash) {
-			slash[slash == exe] = 0;	/* "/xoload": the directory is "/" */
-			if (join_below(cand, exe, rel)) {
-				if (!rt_syscall(RT_NR_access, cand, RT_R_OK, 0)) {
-					rt_strlcpy(out, cand, PATH_MAX);
-					return;
-				}
-			} else {
-				rt_cat(cand, sizeof(cand), exe, "/", rel, NULL);
-				if (resolve(cand, out, true))
-					return;
+	}
+	rt_strlcpy(self_path, exe, sizeof(self_path));
+	for (c = exe; *c; c++)
+		if (*c == '/')
+			slash = c;
+	if (slash) {
+		slash[slash == exe] = 0;	/* "/xoload": the directory is "/" */
+		if (join_below(cand, exe, rel)) {
+			if (!rt_syscall(RT_NR_access, cand, RT_R_OK, 0)) {
+				rt_strlcpy(out, cand, PATH_MAX);
+				return;
 			}
+		} else {
+			rt_cat(cand, sizeof(cand), exe, "/", rel, NULL);
+			if (resolve(cand, out, true))
+				return;
 		}
 	}
 	rt_strlcpy(out, dflt, PATH_MAX);

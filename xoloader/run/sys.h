@@ -33,6 +33,7 @@
 #define RT_NR_prctl		157
 #define RT_NR_exit_group	231
 #define RT_NR_stat		4
+#define RT_NR_lstat		6
 #define RT_NR_access		21
 #define RT_NR_getpid		39
 #define RT_NR_getcwd		79
@@ -129,9 +130,11 @@ static inline long rt_stat_of(long nr, long arg, struct rt_stat *out)
 
 static inline long rt_fstat(int fd, struct rt_stat *st) { return rt_stat_of(RT_NR_fstat, fd, st); }
 static inline long rt_stat(const char *path, struct rt_stat *st) { return rt_stat_of(RT_NR_stat, (long)path, st); }
+static inline long rt_lstat(const char *path, struct rt_stat *st) { return rt_stat_of(RT_NR_lstat, (long)path, st); }
 
 #define RT_S_IFMT	0170000
 #define RT_S_IFREG	0100000
+#define RT_S_IFDIR	0040000
 #define RT_S_ISUID	04000
 #define RT_S_ISGID	02000
 #define RT_S_IXGRP	00010
