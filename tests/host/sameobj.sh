@@ -179,6 +179,37 @@ if [ -f "$m" ] && [ -f "$s" ] && [ -f "$libm" ] && [ -x /usr/bin/true ]; then
 	swaprun; st=$?
 	[ "$st" = 0 ] && [ ! -s "$w/err" ] && [ ! -e "$x/libx.new" ]
 	ok $? "module: swapped for an identical copy (another inode): runs (status $st$(sed 's/^/; /' "$w/err"))"
+
+	# The main program: opened by the name it was run by (AT_EXECFN) when
+	# that is the file mapped, else /proc/self/exe (the first /proc lookup
+	# of a process, which the name saves).
+	cp /usr/bin/true "$x/progx"
+	mainrun() {
+		# env sets LD_AUDIT for the program only: strace would load the modules too.
+		(cd "$x" && strace -f -e trace=open,openat,mprotect -o "$w/trace" env LD_AUDIT="$1" "${2:-./progx}" \
+			2>"$w/err")
+	}
+	if command -v strace >/dev/null; then
+		mainrun "$m"; st=$?
+		[ "$st" = 0 ] && [ ! -s "$w/err" ] && grep -q 'open("./progx"' "$w/trace" &&
+			! grep -q '"/proc/' "$w/trace"
+		ok $? "module: the main program opened as ./progx, its name, no /proc lookup (status $st$(sed 's/^/; /' "$w/err"))"
+		mainrun "$x/libswapaudit.so:$m"	# no progx.new: no swap
+		nx=$(grep -c 'PROT_EXEC)' "$w/trace")
+		cp /usr/bin/env "$x/progx.new"
+		mainrun "$x/libswapaudit.so:$m"; st=$?
+		[ "$st" = 0 ] && [ ! -s "$w/err" ] && cmp -s "$x/progx" /usr/bin/env &&
+			grep -q 'open("/proc/self/exe"' "$w/trace" && [ "$(grep -c 'PROT_EXEC)' "$w/trace")" = "$nx" ]
+		ok $? "module: ./progx swapped for env after the exec: /proc/self/exe, the file mapped, protected as unswapped ($nx mprotects; status $st$(sed 's/^/; /' "$w/err"))"
+		printf '#!/bin/sh\nexit 0\n' >"$x/scr" && chmod +x "$x/scr"
+		mainrun "$m" ./scr; st=$?
+		[ "$st" = 0 ] && [ ! -s "$w/err" ] && grep -q 'open("/proc/self/exe"' "$w/trace"
+		ok $? "module: a script (its name names the script, not sh): /proc/self/exe (status $st$(sed 's/^/; /' "$w/err"))"
+	else
+		for r in "the main program by its name" "the main program swapped: /proc/self/exe" "a script: /proc/self/exe"; do
+			skip "no strace" "module: $r"
+		done
+	fi
 else
 	skip "no $m or $s (make host-tools, make guest), or no libm" "the module refuses a swapped library"
 fi

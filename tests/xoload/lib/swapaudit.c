@@ -8,7 +8,10 @@
  * each object: for an object named DIR/libx.so it renames DIR/libx.new
  * (if there is one) over that name, so that xoaudit.so, which opens the
  * object by its name next, opens another file than the one mapped - the
- * race of a package upgrade during a run, made deterministic.
+ * race of a package upgrade during a run, made deterministic.  For the
+ * main program (an empty name) it renames progx.new over progx in the
+ * working directory, if there is one: a program run as ./progx is then
+ * another file by that name when xoaudit.so opens it.
  * Freestanding, built as xoaudit.so is (a raw rename system call, no libc).
  */
 #include <link.h>
@@ -36,6 +39,10 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 
 	(void)lmid;
 	(void)cookie;
+	if (map->l_name && !map->l_name[0]) {
+		sys_rename("progx.new", "progx");
+		return 0;
+	}
 	while (map->l_name && map->l_name[n] && n < sizeof(next) - 2)
 		n++;
 	if (n < sizeof(so) - 1 || map->l_name[n])
