@@ -63,4 +63,49 @@ err=$(/tmp/xo-kmod/bin/xoload --kernel /usr/bin/cat /dev/null 2>&1); st=$?
 ok $? "--kernel with an audit module cut short: 126, one line naming it (got $st: $err)"
 $XO --kernel /nonexistent 2>/dev/null; st=$?
 ok $([ "$st" = 127 ] && echo 0 || echo 1) "--kernel with a missing program: 127 (got $st)"
+
+# The early path (runpath.c, run_kernel_early(): "--kernel PROG" as the
+# first arguments executes PROG before xoload relocates itself, the module
+# found by the name xoload was run by) against the full path, which
+# "--kernel -- PROG" takes: the same environment (LD_AUDIT, ours, appended
+# once), the same level, the same refusals; with LD_AUDIT already set (the
+# full path puts ours first), xoload run through a symlink (the module
+# found by /proc/self/exe) and with XOLOAD_CHILDREN set (checked by the full
+# path) alike.  Which path ran is not visible from outside by design; these
+# rows fail if the early one passes anything on differently.
+envof() { "$@" /usr/bin/env 2>&1 | grep -v '^_=' | sort; }
+early=$(envof $XO --kernel); full=$(envof $XO --kernel --)
+[ -n "$early" ] && [ "$early" = "$full" ] &&
+	[ "$(echo "$early" | grep -c '^LD_AUDIT=')" = 1 ] && echo "$early" | grep -qx 'LD_AUDIT=/xonly/lib/xoaudit.so'
+ok $? "early path: the environment of the full path, LD_AUDIT=/xonly/lib/xoaudit.so once ($(echo "$early" | grep '^LD_AUDIT='))"
+early=$(LD_AUDIT=/xonly/lib/xoload/libnullaudit.so envof $XO --kernel)
+full=$(LD_AUDIT=/xonly/lib/xoload/libnullaudit.so envof $XO --kernel --)
+[ "$early" = "$full" ] && echo "$early" | grep -qx 'LD_AUDIT=/xonly/lib/xoaudit.so:/xonly/lib/xoload/libnullaudit.so'
+ok $? "early path with LD_AUDIT set: ours first, theirs kept, as the full path ($(echo "$early" | grep '^LD_AUDIT='))"
+early=$(XOLOAD_CHILDREN=reexec envof $XO --kernel); full=$(XOLOAD_CHILDREN=reexec envof $XO --kernel --)
+[ -n "$early" ] && [ "$early" = "$full" ]
+ok $? "early path with XOLOAD_CHILDREN set: as the full path"
+err=$(XOLOAD_CHILDREN=bogus $XO --kernel /usr/bin/true 2>&1); st=$?
+[ "$st" = 2 ] && [ "$err" = "$(XOLOAD_CHILDREN=bogus $XO --kernel -- /usr/bin/true 2>&1)" ]
+ok $? "XOLOAD_CHILDREN=bogus: the full path's usage error, 2 (got $st: $err)"
+ln -sf $XO /tmp/xo-kernel-link
+early=$(envof /tmp/xo-kernel-link --kernel); full=$(envof /tmp/xo-kernel-link --kernel --)
+[ -n "$early" ] && [ "$early" = "$full" ] && echo "$early" | grep -qx 'LD_AUDIT=/xonly/lib/xoaudit.so'
+ok $? "xoload through a symlink: the module next to the real file, as the full path ($(echo "$early" | grep '^LD_AUDIT='))"
+rm -f /tmp/xo-kernel-link
+out=$($XO --kernel /usr/bin/cat /proc/self/status | grep '^Xonly:')
+[ "$out" = "$(printf 'Xonly:\t%d' $lvl)" ]
+ok $? "early path: PROG in xonly mode, level $lvl ('$out')"
+d=$(mktemp -d)
+printf '#!/bin/sh\necho script\n' >$d/script
+printf 'not an ELF file\n' >$d/text
+cp /xonly/lib/xoload/libdatatext.so $d/lib.so
+chmod +x $d/script $d/text $d/lib.so
+for prog in /nonexistent no-such-command-xo $d/script $d/text $d /xonly/tests/compat32/pkey_abi32 $d/lib.so; do
+	want=$($XO --kernel -- $prog 2>&1); wst=$?
+	got=$($XO --kernel $prog 2>&1); st=$?
+	[ "$st" = "$wst" ] && [ "$st" -ge 126 ] && [ "$got" = "$want" ]
+	ok $? "--kernel $prog: refused as by the full path (status $st, want $wst: $got)"
+done
+rm -rf $d
 echo "1..$n"

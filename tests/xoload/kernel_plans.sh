@@ -82,7 +82,7 @@ ok $([ "$st" = 7 ] && echo 0 || echo 1) "the program's exit status passes throug
 $XO --kernel-plans /nonexistent 2>/dev/null; st=$?
 ok $([ "$st" = 127 ] && echo 0 || echo 1) "a missing program: 127 (got $st)"
 
-# The early path (runpath.c, run_kernel_plans_early(): "--kernel-plans PROG"
+# The early path (runpath.c, run_kernel_early(): "--kernel-plans PROG"
 # as the first argument executes PROG before xoload relocates itself) gives
 # what the full path gives.  Which path ran is not visible from outside by
 # design; these rows fail if the early one passes PROG, its arguments, its

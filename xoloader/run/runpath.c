@@ -334,12 +334,14 @@ static bool join_below(char *out, const char *dir, const char *rel)
 	if (n + 1 + rt_strlen(rel) + 1 > PATH_MAX)
 		return false;
 	rt_strlcpy(out, dir, n + 1);
-	rt_cat(out + n, PATH_MAX - n, n > 1 ? "/" : "", rel, NULL);
+	if (n > 1)
+		out[n++] = '/';
+	rt_strlcpy(out + n, rel, PATH_MAX - n);
 	return true;
 }
 
 /*
- * xoload's own file by the name execve() was given (AT_EXECFN), made
+ * xoload's own file by the name execve() was given (@fn, AT_EXECFN), made
  * absolute with the working directory, which nothing has changed since:
  * into @exe, true, when that name can stand for /proc/self/exe's in
  * next_to_self().  It must name a regular file (lstat: not a symlink to
@@ -354,9 +356,8 @@ static bool join_below(char *out, const char *dir, const char *rel)
  * machine, paired runs), a tenth of what xoload adds to a start; this is
  * an lstat or two and, for a relative name, a getcwd().
  */
-static bool self_from_execfn(char *exe, const char *rel)
+static bool self_from_execfn(char *exe, const char *rel, const char *fn)
 {
-	const char *fn = (const char *)run_auxval(AT_EXECFN);
 	struct rt_stat st;
 	size_t n = 0;
 	char *end;
@@ -404,13 +405,48 @@ static bool self_from_execfn(char *exe, const char *rel)
  * components are not resolved: a module that is a symlink is named by the
  * link (ld.so follows it).
  */
+/* The directory of @exe (absolute), in place: "/xoload" gives "/"; false without a slash. */
+static bool dir_of(char *exe)
+{
+	char *slash = NULL, *c;
+
+	for (c = exe; *c; c++)
+		if (*c == '/')
+			slash = c;
+	if (!slash)
+		return false;
+	slash[slash == exe] = 0;
+	return true;
+}
+
+/*
+ * next_to_self()'s common case, with system calls and PC-relative
+ * addresses only (run_kernel_plans_early() calls it): @rel next to
+ * xoload's own file as @fn names it (self_from_execfn()), readable, into
+ * @out; false if @fn cannot stand for /proc/self/exe or the file is not
+ * there.  @exe gets xoload's own path.
+ */
+static bool next_to_execfn(char *out, char *exe, const char *rel, const char *fn)
+{
+	char dir[PATH_MAX];
+
+	if (!self_from_execfn(exe, rel, fn))
+		return false;
+	rt_strlcpy(dir, exe, sizeof(dir));
+	return dir_of(dir) && join_below(out, dir, rel) && !rt_syscall(RT_NR_access, out, RT_R_OK, 0);
+}
+
 void next_to_self(char *out, const char *rel, const char *dflt)
 {
+	const char *fn = (const char *)run_auxval(AT_EXECFN);
 	char exe[PATH_MAX], cand[PATH_MAX];
-	char *slash = NULL, *c;
 	long n;
 
-	if (!self_from_execfn(exe, rel)) {
+	if (next_to_execfn(out, exe, rel, fn)) {
+		rt_strlcpy(self_path, exe, sizeof(self_path));
+		return;
+	}
+	if (!self_from_execfn(exe, rel, fn)) {
 		n = rt_syscall(RT_NR_readlink, "/proc/self/exe", exe, sizeof(exe) - 1);
 		if (n <= 0) {
 			rt_strlcpy(out, dflt, PATH_MAX);
@@ -419,11 +455,7 @@ void next_to_self(char *out, const char *rel, const char *dflt)
 		exe[n] = 0;
 	}
 	rt_strlcpy(self_path, exe, sizeof(self_path));
-	for (c = exe; *c; c++)
-		if (*c == '/')
-			slash = c;
-	if (slash) {
-		slash[slash == exe] = 0;	/* "/xoload": the directory is "/" */
+	if (dir_of(exe)) {
 		if (join_below(cand, exe, rel)) {
 			if (!rt_syscall(RT_NR_access, cand, RT_R_OK, 0)) {
 				rt_strlcpy(out, cand, PATH_MAX);
@@ -877,69 +909,161 @@ void run_kernel_mode(char **argv, char **envp, bool module)
 }
 
 /*
- * "xoload --kernel-plans PROG [ARGS]", the common form, before anything
- * else: xoload starting is all that --kernel-plans adds to PROG's start
- * (make bench: "a static program that only execve()s PROG" is the floor),
- * and relocating xoload, reading its environment and options and
- * validating PROG and ld.so cost as much again under emulation.  So this
- * does only what the kernel does not: find PROG on PATH, refuse what is not
- * a 64-bit x86-64 ELF executable with its entry point in an executable
- * segment (a script, another machine, a shared library), check for
- * protection keys, set the xonly exec mode and execve().  The kernel
- * validates the rest as it maps PROG and its interpreter (an interpreter
- * the full path would refuse but the kernel maps, such as an ET_EXEC one,
- * then runs, in xonly mode).
- *
- * It runs before preload.c relocates xoload: string literals (PC-relative)
- * and system calls only, no pointer kept in data, nothing printed.
- * Anything else -- another option first, XOLOAD_PROG (a re-exec through
- * /proc/self/exe, reexec_args()) or XOLOAD_TIMES set, PROG not found or
- * not such an ELF file, no protection keys, the prctl() or the execve()
- * failing -- returns, and the full path does it all again and says why, in
- * the words it always had.
+ * The ELF header and program headers of the file open on @fd, as the early
+ * path needs them: a 64-bit x86-64 ELF file of @type (or ET_EXEC or ET_DYN
+ * for 0) with 1..LOAD_MAX_PHNUM program headers.  System calls only.
  */
-void run_kernel_plans_early(int argc, char **argv, char **envp)
+static bool early_headers(long fd, uint16_t type, Elf64_Ehdr *eh, Elf64_Phdr *ph)
+{
+	long n = rt_pread((int)fd, eh, sizeof(*eh), 0);
+
+	if (n != (long)sizeof(*eh) || rt_memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_machine != EM_X86_64 ||
+	    (type ? eh->e_type != type : eh->e_type != ET_EXEC && eh->e_type != ET_DYN) ||
+	    eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum == 0 || eh->e_phnum > LOAD_MAX_PHNUM)
+		return false;
+	n = rt_pread((int)fd, ph, eh->e_phnum * sizeof(Elf64_Phdr), eh->e_phoff);
+	return n == (long)(eh->e_phnum * sizeof(Elf64_Phdr));
+}
+
+/*
+ * --kernel's audit module for the early path: found next to xoload by the
+ * name xoload was run by (next_to_execfn(), the common case), no longer
+ * than ld.so takes in LD_AUDIT, and whole: a regular file, an x86-64 ELF
+ * shared object every PT_LOAD of which lies within the file.  That last is
+ * what use_audit_module() is for (ld.so maps a module cut short and dies
+ * of SIGBUS before anything can say why); the rest of load.c's checks, for
+ * a module that is whole but malformed, are ld.so's too, which then says
+ * why and ignores the module, where the full path refuses it (126).
+ * False for anything else: the full path finds and checks the module and
+ * says what is wrong, in its words.  Into @out.
+ */
+static bool early_module(char *const *envp, char *out)
 {
 	Elf64_Phdr ph[LOAD_MAX_PHNUM];
-	char path[PATH_MAX];
+	char exe[PATH_MAX];
+	struct rt_stat st;
 	Elf64_Ehdr eh;
-	long fd, n;
+	char *const *e = envp;
+	const char *fn = NULL;
+	const Elf64_auxv_t *a;
+	bool ok;
+	long fd;
 	int i;
 
-	if (argc < 3 || rt_strcmp(argv[1], "--kernel-plans") || argv[2][0] == '-' || !argv[2][0] ||
-	    rt_env_in(envp, XOLOAD_PROG_ENV) || rt_env_in(envp, XOLOAD_TIMES_ENV))
+	while (*e)
+		e++;
+	for (a = (const Elf64_auxv_t *)(e + 1); a->a_type != AT_NULL; a++)
+		if (a->a_type == AT_EXECFN)
+			fn = (const char *)a->a_un.a_val;
+	if (!next_to_execfn(out, exe, XO_AUDIT_FROM_XOLOAD, fn) || rt_strlen(out) >= LDSO_SECURE_NAME_LIMIT)
+		return false;
+	fd = rt_open(out, RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK | RT_O_NOCTTY);
+	if (fd < 0)
+		return false;
+	st.size = 0;
+	ok = !rt_fstat((int)fd, &st) && (st.mode & RT_S_IFMT) == RT_S_IFREG && early_headers(fd, ET_DYN, &eh, ph);
+	rt_close((int)fd);
+	for (i = 0; ok && i < eh.e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD &&
+		    (ph[i].p_offset > st.size || st.size - ph[i].p_offset < ph[i].p_filesz || ph[i].p_filesz > ph[i].p_memsz))
+			ok = false;
+	return ok;
+}
+
+/*
+ * "xoload --kernel PROG [ARGS]" and "xoload --kernel-plans PROG [ARGS]",
+ * the common forms, before anything else: what the kernel's xonly mode
+ * does at PROG's exec is most of --kernel, and relocating xoload, reading
+ * its environment and options and validating PROG and ld.so cost about as
+ * much again under emulation (make bench: "a static program that only
+ * execve()s PROG" is the floor of --kernel-plans).  So this does only what
+ * the kernel does not: find PROG on PATH, refuse what is not a 64-bit
+ * x86-64 ELF executable with its entry point in an executable segment (a
+ * script, another machine, a shared library), check for protection keys;
+ * for --kernel find and check the audit module (early_module()) and append
+ * it to the environment in LD_AUDIT, as run_kernel_mode() does; set the
+ * xonly exec mode (--kernel with PR_XONLY_EXEC_CARVE) and execve().  The
+ * kernel validates the rest as it maps PROG and its interpreter (an
+ * interpreter the full path would refuse but the kernel maps, such as an
+ * ET_EXEC one, then runs, in xonly mode).
+ *
+ * It runs before preload.c relocates xoload: string literals (PC-relative)
+ * and system calls only, no pointer kept in data, nothing printed
+ * (scripts/check-early checks the code of every function it calls).
+ * Anything else -- another option first, XOLOAD_PROG (a re-exec through
+ * /proc/self/exe, reexec_args()) or XOLOAD_TIMES set, for --kernel
+ * LD_AUDIT (ours goes first, build_env()) or XOLOAD_CHILDREN (whose value
+ * the full path checks) set, PROG not found or not such an ELF file, no
+ * protection keys, the module not found as above or not whole, the
+ * prctl() or the execve() failing -- returns, and the full path does it
+ * all again and says why, in the words it always had.
+ */
+void run_kernel_early(int argc, char **argv, char **envp)
+{
+	Elf64_Phdr ph[LOAD_MAX_PHNUM];
+	char path[PATH_MAX], module[PATH_MAX], audit[PATH_MAX + 16];
+	Elf64_Ehdr eh;
+	size_t envc = 0;
+	bool with_module, ok;
+	long fd, r, level;
+	int i;
+
+	if (argc < 3 || argv[2][0] == '-' || !argv[2][0] || rt_env_in(envp, XOLOAD_PROG_ENV) ||
+	    rt_env_in(envp, XOLOAD_TIMES_ENV))
+		return;
+	if (!rt_strcmp(argv[1], "--kernel"))
+		with_module = true;
+	else if (!rt_strcmp(argv[1], "--kernel-plans"))
+		with_module = false;
+	else
+		return;
+	if (with_module && (rt_env_in(envp, "LD_AUDIT") || rt_env_in(envp, XOLOAD_CHILDREN_ENV)))
 		return;
 	if (!find_prog_early(argv[2], rt_env_in(envp, "PATH"), path))
 		return;
 	fd = rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK | RT_O_NOCTTY);
 	if (fd < 0)
 		return;
-	n = rt_pread((int)fd, &eh, sizeof(eh), 0);
-	if (n != (long)sizeof(eh) || rt_memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_X86_64 ||
-	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) || eh.e_phentsize != sizeof(Elf64_Phdr) ||
-	    eh.e_phnum == 0 || eh.e_phnum > LOAD_MAX_PHNUM) {
-		rt_close((int)fd);
+	ok = early_headers(fd, 0, &eh, ph);
+	rt_close((int)fd);
+	if (!ok)
 		return;
-	}
 	/*
 	 * The entry point in an executable segment: a shared library with
 	 * the execute bit (entry 0) would otherwise crash where the full path
 	 * names the problem.
 	 */
-	n = rt_pread((int)fd, ph, eh.e_phnum * sizeof(Elf64_Phdr), eh.e_phoff);
-	rt_close((int)fd);
-	if (n != (long)(eh.e_phnum * sizeof(Elf64_Phdr)))
-		return;
 	for (i = 0; i < eh.e_phnum; i++)
 		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) && eh.e_entry >= ph[i].p_vaddr &&
 		    eh.e_entry - ph[i].p_vaddr < ph[i].p_memsz)
 			break;
-	if (i == eh.e_phnum)
+	if (i >= eh.e_phnum || !rt_have_pkeys() || (with_module && !early_module(envp, module)))
 		return;
-	if (!rt_have_pkeys() || rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, xonly_exec_level(), 0, 0, 0, 0))
-		return;
-	rt_syscall(RT_NR_execve, path, argv + 2, envp);
+	while (envp[envc])
+		envc++;
+	{
+		char *env[envc + 2];
+
+		for (i = 0; (size_t)i < envc; i++)
+			env[i] = envp[i];
+		env[envc] = env[envc + 1] = NULL;
+		if (with_module) {
+			rt_strlcpy(audit, "LD_AUDIT=", sizeof(audit));
+			rt_strlcpy(audit + 9, module, sizeof(audit) - 9);
+			env[envc] = audit;
+		}
+		/* PR_XONLY_EXEC_CARVE for the module's carve-out, as run_kernel_mode() asks. */
+		level = xonly_exec_level();
+		r = -RT_EINVAL;
+		if (with_module)
+			r = rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, level, XONLY_PR_XONLY_EXEC_CARVE, 0, 0, 0);
+		if (r == -RT_EINVAL)
+			r = rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, level, 0, 0, 0, 0);
+		if (r)
+			return;
+		rt_syscall(RT_NR_execve, path, argv + 2, env);
+	}
 }
 
 /*
