@@ -5,14 +5,20 @@
 # PROG's absolute path for a re-exec through /proc/self/exe.  Both are
 # made without resolving them through /proc (about 10-16 us each on a
 # CPU): xoload's directory is that of the name it was executed by
-# (AT_EXECFN, made absolute) where that is a regular file and the
-# directories the module's "../" take off it are no symlinks, else that of
-# /proc/self/exe; PROG is as found, or joined to the working directory.
+# (AT_EXECFN, made absolute) where that path has no symlink (magic links
+# included), "." or ".." and names this xoload (its first page), else
+# that of /proc/self/exe, so that LD_AUDIT names the same file in every
+# descendant; PROG is as found, or joined to the working directory.
 # Rows: an installed-like tree, xoload by a relative name, by ./xoload,
 # through a symlink from elsewhere (the module next to the real file),
 # through a symlinked bin/ (whose ".." is not the link's directory),
-# through a symlink above bin/ (kept in the name: the kernel follows it),
-# by a name with ".." in it and by /dev/fd/3; a module that is missing
+# through a symlink above bin/, by a name with ".." in it and by
+# /dev/fd/3 (all resolved); review s43's: through /proc/self/cwd and
+# /dev/fd/3/bin (magic links, which each child would resolve in its own
+# context), a ".//" name (relative), a #! script naming xoload (the
+# script's name, another directory), a directory with ':' (126: LD_AUDIT
+# is split there), a nested xoload by another name (the module once); a
+# module that is missing
 # (the built-in default, /xonly/lib/xoaudit.so, named in the error), PROG
 # absolute, ./PROG and a relative PROG from "/", PROG named by a
 # descriptor (/dev/fd/3: the file open there); with strace, that no /proc
@@ -65,12 +71,36 @@ mkdir -p "$tmp/links"
 ln -s "$tmp/usr/bin" "$tmp/links/bin"
 module_by "xoload through a symlinked bin/" "$tmp/usr/lib/xoaudit.so" "$tmp/links/bin/xoload"
 ln -s "$tmp/usr" "$tmp/links/usr"
-module_by "xoload through a symlink above bin/ (kept: the kernel follows it)" "$tmp/links/usr/lib/xoaudit.so" \
-	"$tmp/links/usr/bin/xoload"
+module_by "xoload through a symlink above bin/: resolved" "$tmp/usr/lib/xoaudit.so" "$tmp/links/usr/bin/xoload"
 # The directory taken off the name is "..": by name, it would leave bin/sub/.
 mkdir -p "$tmp/usr/bin/sub"
 module_by "xoload by a name ending in /../xoload" "$tmp/usr/lib/xoaudit.so" "$tmp/usr/bin/sub/../xoload"
 module_by "xoload executed as /dev/fd/3" "$tmp/usr/lib/xoaudit.so" sh -c 'exec /dev/fd/3 "$1" 3<"$2"' sh /usr/bin/env "$xo"
+# Review s43: names that each descendant resolves in its own context.
+module_by "xoload as /proc/self/cwd/bin/xoload: resolved" "$tmp/usr/lib/xoaudit.so" \
+	sh -c 'cd "$1" && exec /proc/self/cwd/bin/xoload "$2"' sh "$tmp/usr"
+module_by "xoload as /dev/fd/3/bin/xoload: resolved" "$tmp/usr/lib/xoaudit.so" \
+	sh -c 'exec /dev/fd/3/bin/xoload "$1" 3<"$2"' sh /usr/bin/env "$tmp/usr"
+# ".//" is relative: the kernel ran CWD//PATH.  An empty file lies at /PATH.
+mkdir -p "$tmp/A$tmp/B/bin" "$tmp/A$tmp/B/lib" "$tmp/B/bin"
+cp "$xo" "$tmp/A$tmp/B/bin/" && cp "$tmp/usr/lib/xoaudit.so" "$tmp/A$tmp/B/lib/" && : >"$tmp/B/bin/xoload"
+module_by "xoload by a name starting .//: relative" "$tmp/A$tmp/B/lib/xoaudit.so" \
+	sh -c 'cd "$1" && exec ".//$2" "$3"' sh "$tmp/A" "${tmp#/}/B/bin/xoload"
+# A #! script that names xoload: AT_EXECFN is the script's name, another directory.
+mkdir -p "$tmp/evil/bin" "$tmp/evil/lib"
+cp "$tmp/usr/lib/xoaudit.so" "$tmp/evil/lib/xoaudit.so"
+printf '#!%s /bin/sh\necho "LD_AUDIT=$LD_AUDIT"\n' "$xo" >"$tmp/evil/bin/script" && chmod +x "$tmp/evil/bin/script"
+out=$("$tmp/evil/bin/script" 2>&1); st=$?
+[ "$st" = 0 ] && [ "$out" = "LD_AUDIT=$tmp/usr/lib/xoaudit.so" ]
+ok $? "a #! script naming xoload: the module next to xoload, not the script (status $st: $out)"
+mkdir -p "$tmp/co:lon/bin" "$tmp/co:lon/lib"
+cp "$xo" "$tmp/co:lon/bin/" && cp "$tmp/usr/lib/xoaudit.so" "$tmp/co:lon/lib/"
+out=$("$tmp/co:lon/bin/xoload" /usr/bin/true 2>&1); st=$?
+[ "$st" = 126 ] && [ "$out" = "xoload: audit module $tmp/co:lon/lib/xoaudit.so: a ':' in its path, where ld.so splits LD_AUDIT" ]
+ok $? "a module whose path has ':': 126, one line (status $st: $out)"
+out=$("$tmp/links/usr/bin/xoload" /bin/sh -c "\"$xo\" /usr/bin/env" 2>&1 | seen LD_AUDIT)
+[ "$out" = "LD_AUDIT=$tmp/usr/lib/xoaudit.so" ]
+ok $? "a nested xoload by another name: the module once ($out)"
 
 out=$(cd "$tmp/cwd" && "$xo" ./envx 2>&1); st=$?
 [ "$st" = 0 ] && [ "$(printf '%s\n' "$out" | seen XOLOAD_PROG)" = "XOLOAD_PROG=$tmp/cwd/envx" ]

@@ -340,7 +340,7 @@ void xo_start(uint64_t *sp)
 	int argc = (int)sp[0];
 	char **argv = (char **)(sp + 1);
 
-	run_kernel_early(argc, argv, argv + argc + 1);	/* execve()s, or returns */
+	run_kernel_early(argc, argv, argv + argc + 1, &__ehdr_start);	/* execve()s, or returns */
 	/* Before anything is written there (the early path cannot: scripts/check-early). */
 	rt_bss_small_pages();
 	if (rt_env_in(argv + argc + 1, XOLOAD_TIMES_ENV))

@@ -294,6 +294,19 @@ static bool resolve(const char *path, char *out, bool readable)
 	return ok;
 }
 
+/*
+ * A ':' in @s: LD_AUDIT is a list that ld.so splits at ':' (with no way to
+ * quote one), so a module whose path has one cannot be named there: ld.so
+ * would look for two files, find neither, and run every child without it.
+ */
+static bool has_colon(const char *s)
+{
+	for (; *s; s++)
+		if (*s == ':')
+			return true;
+	return false;
+}
+
 /* A "." or ".." component anywhere in @path, or an empty one ("//"). */
 static bool has_dot_component(const char *path)
 {
@@ -340,31 +353,59 @@ static bool join_below(char *out, const char *dir, const char *rel)
 	return true;
 }
 
+/* openat2(2)'s (Linux 5.6): no libc here to have the header. */
+struct rt_open_how {
+	uint64_t flags, mode, resolve;
+};
+#define RT_RESOLVE_NO_SYMLINKS	0x04	/* no symlink anywhere in the path, magic links included */
+#define RT_AT_FDCWD		(-100)
+
+extern const Elf64_Ehdr __ehdr_start __attribute__((visibility("hidden")));
+
+/*
+ * Each field stored apart: the compiler would otherwise load the constant
+ * fields from .rodata in one move, which scripts/check-early refuses
+ * before relocation (it tells no constant from a pointer).
+ */
+static void open_how_no_symlinks(struct rt_open_how *how)
+{
+	how->flags = RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK | RT_O_NOCTTY;
+	__asm__ volatile("" ::: "memory");
+	how->mode = 0;
+	__asm__ volatile("" ::: "memory");
+	how->resolve = RT_RESOLVE_NO_SYMLINKS;
+}
+
 /*
  * xoload's own file by the name execve() was given (@fn, AT_EXECFN), made
  * absolute with the working directory, which nothing has changed since:
- * into @exe, true, when that name can stand for /proc/self/exe's in
- * next_to_self().  It must name a regular file (lstat: not a symlink to
- * xoload, whose neighbours are those of the link's target; not /dev/fd/N
- * or /proc/self/fd/N, which are links too), have no "." or ".." component
- * after a leading "./", and none of the directories that @rel's leading
- * "../" take off it may be a symlink: join_below() takes them off by
- * name, which is what the kernel does only for a real directory.  The
- * directories above them may be symlinks: they stay in the name, and the
- * kernel follows them.  Why not /proc/self/exe always: its readlink is the
- * first /proc lookup of the process, 16 us on a CPU (make bench-host's
- * machine, paired runs), a tenth of what xoload adds to a start; this is
- * an lstat or two and, for a relative name, a getcwd().
+ * into @exe, true, when that name is what /proc/self/exe would give (its
+ * readlink is the first /proc lookup of the process: 16 us on a CPU, make
+ * bench-host's machine, paired runs).  So the name must be canonical: no
+ * ".", ".." or empty component (a leading "./" aside) and no symlink
+ * anywhere in it (openat2() with RESOLVE_NO_SYMLINKS, which refuses magic
+ * links too).  LD_AUDIT is built from it and every descendant resolves it
+ * again in its own context: /proc/self/cwd/bin/xoload or /dev/fd/3/bin/xoload
+ * would name another directory in each, and a symlink above bin/ could
+ * point at one (review s43).  And the file must be xoload: its first page
+ * ours, byte for byte (the kernel puts a #! script's name there, and
+ * PROG's when binfmt_misc runs xoload as PROG's interpreter).  Anything
+ * else, or a kernel without openat2(), is false: the caller reads
+ * /proc/self/exe.  @own is our first page, mapped (&__ehdr_start, which
+ * the caller takes: scripts/check-early refuses the address of anything
+ * outside .text and .rodata in early code).  System calls only
+ * (run_kernel_early() calls it before relocation).
  */
-static bool self_from_execfn(char *exe, const char *rel, const char *fn)
+static bool self_from_execfn(char *exe, const char *fn, const void *own)
 {
-	struct rt_stat st;
+	struct rt_open_how how;
+	unsigned char page[RT_PAGE_SIZE];
 	size_t n = 0;
-	char *end;
+	long fd, got;
 
 	if (!fn || !*fn)
 		return false;
-	while (fn[0] == '.' && fn[1] == '/')
+	while (fn[0] == '.' && fn[1] == '/' && fn[2] != '/')
 		fn += 2;
 	if (has_dot_component(fn))
 		return false;
@@ -378,33 +419,16 @@ static bool self_from_execfn(char *exe, const char *rel, const char *fn)
 	if (n + rt_strlen(fn) + 1 > PATH_MAX)
 		return false;
 	rt_strlcpy(exe + n, fn, PATH_MAX - n);
-	if (rt_lstat(exe, &st) || (st.mode & RT_S_IFMT) != RT_S_IFREG)
+	open_how_no_symlinks(&how);
+	fd = rt_syscall6(RT_NR_openat2, RT_AT_FDCWD, (long)exe, (long)&how, sizeof(how), 0, 0);
+	if (fd < 0)
 		return false;
-	end = exe + rt_strlen(exe);
-	for (; !rt_strncmp(rel, "../", 3); rel += 3) {
-		while (end > exe && *--end != '/')
-			;
-		if (end == exe)		/* the root: its ".." is itself */
-			break;
-		*end = 0;
-		n = rt_lstat(exe, &st) || (st.mode & RT_S_IFMT) != RT_S_IFDIR;
-		*end = '/';
-		if (n)
-			return false;
-	}
-	return true;
+	/* The first page is the first PT_LOAD's (offset 0, read-only: relocation does not write it). */
+	got = rt_pread((int)fd, page, sizeof(page), 0);
+	rt_close((int)fd);
+	return got == (long)sizeof(page) && !rt_memcmp(page, own, sizeof(page));
 }
 
-/*
- * @out = DIR/@rel for xoload's own directory DIR if that file is readable
- * (as access(R_OK) says: xoload is no set-ID program), else @dflt.  DIR is
- * that of xoload's own file as the kernel found it: by the name it was
- * executed by where that is safe (self_from_execfn()), else by
- * /proc/self/exe, which the kernel has resolved: a symlink to xoload (bin/
- * -> libexec/) finds what lies next to the real file.  @rel's own
- * components are not resolved: a module that is a symlink is named by the
- * link (ld.so follows it).
- */
 /* The directory of @exe (absolute), in place: "/xoload" gives "/"; false without a slash. */
 static bool dir_of(char *exe)
 {
@@ -421,32 +445,38 @@ static bool dir_of(char *exe)
 
 /*
  * next_to_self()'s common case, with system calls and PC-relative
- * addresses only (run_kernel_plans_early() calls it): @rel next to
- * xoload's own file as @fn names it (self_from_execfn()), readable, into
+ * addresses only (run_kernel_early() calls it): @rel next to
+ * xoload's own file as @fn names it (self_from_execfn(), @own), readable, into
  * @out; false if @fn cannot stand for /proc/self/exe or the file is not
  * there.  @exe gets xoload's own path.
  */
-static bool next_to_execfn(char *out, char *exe, const char *rel, const char *fn)
+static bool next_to_execfn(char *out, char *exe, const char *rel, const char *fn, const void *own)
 {
 	char dir[PATH_MAX];
 
-	if (!self_from_execfn(exe, rel, fn))
+	if (!self_from_execfn(exe, fn, own))
 		return false;
 	rt_strlcpy(dir, exe, sizeof(dir));
 	return dir_of(dir) && join_below(out, dir, rel) && !rt_syscall(RT_NR_access, out, RT_R_OK, 0);
 }
 
+/*
+ * @out = DIR/@rel for xoload's own directory DIR if that file is readable
+ * (as access(R_OK) says: xoload is no set-ID program), else @dflt.  DIR is
+ * that of xoload's own file as the kernel found it: by the name it was
+ * executed by where that is canonical and names xoload
+ * (self_from_execfn()), else by /proc/self/exe, which the kernel has
+ * resolved: a symlink to xoload (bin/ -> libexec/) finds what lies next to
+ * the real file.  @rel's own
+ * components are not resolved: a module that is a symlink is named by the
+ * link (ld.so follows it).
+ */
 void next_to_self(char *out, const char *rel, const char *dflt)
 {
-	const char *fn = (const char *)run_auxval(AT_EXECFN);
 	char exe[PATH_MAX], cand[PATH_MAX];
 	long n;
 
-	if (next_to_execfn(out, exe, rel, fn)) {
-		rt_strlcpy(self_path, exe, sizeof(self_path));
-		return;
-	}
-	if (!self_from_execfn(exe, rel, fn)) {
+	if (!self_from_execfn(exe, (const char *)run_auxval(AT_EXECFN), &__ehdr_start)) {
 		n = rt_syscall(RT_NR_readlink, "/proc/self/exe", exe, sizeof(exe) - 1);
 		if (n <= 0) {
 			rt_strlcpy(out, dflt, PATH_MAX);
@@ -525,9 +555,14 @@ void use_audit_module(bool dynamic, bool permissive)
 	 * its code readable, and under the hook (the default) nothing would
 	 * say so.
 	 */
-	if (len >= LDSO_SECURE_NAME_LIMIT) {
-		rt_fmt(err, sizeof(err), "audit module %s: a path of %u bytes, which ld.so ignores in LD_AUDIT (at most %u)",
-		       audit_path, (unsigned int)len, LDSO_SECURE_NAME_LIMIT - 1);
+	if (len >= LDSO_SECURE_NAME_LIMIT || has_colon(audit_path)) {
+		if (len >= LDSO_SECURE_NAME_LIMIT)
+			rt_fmt(err, sizeof(err),
+			       "audit module %s: a path of %u bytes, which ld.so ignores in LD_AUDIT (at most %u)",
+			       audit_path, (unsigned int)len, LDSO_SECURE_NAME_LIMIT - 1);
+		else
+			rt_fmt(err, sizeof(err), "audit module %s: a ':' in its path, where ld.so splits LD_AUDIT",
+			       audit_path);
 		if (!permissive)
 			die(126, err);
 		line("xoload: warning: ", err);
@@ -927,6 +962,23 @@ static bool early_headers(long fd, uint16_t type, Elf64_Ehdr *eh, Elf64_Phdr *ph
 }
 
 /*
+ * Every PT_LOAD of @eh/@ph within a file of @size bytes, its file part no
+ * larger than its memory part: the kernel and ld.so map a file cut short
+ * as it is, and the program dies of SIGBUS or SIGSEGV where load.c's
+ * check would have named it (126).
+ */
+static bool loads_within(const Elf64_Ehdr *eh, const Elf64_Phdr *ph, uint64_t size)
+{
+	int i;
+
+	for (i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD &&
+		    (ph[i].p_offset > size || size - ph[i].p_offset < ph[i].p_filesz || ph[i].p_filesz > ph[i].p_memsz))
+			return false;
+	return true;
+}
+
+/*
  * --kernel's audit module for the early path: found next to xoload by the
  * name xoload was run by (next_to_execfn(), the common case), no longer
  * than ld.so takes in LD_AUDIT, and whole: a regular file, an x86-64 ELF
@@ -938,7 +990,7 @@ static bool early_headers(long fd, uint16_t type, Elf64_Ehdr *eh, Elf64_Phdr *ph
  * False for anything else: the full path finds and checks the module and
  * says what is wrong, in its words.  Into @out.
  */
-static bool early_module(char *const *envp, char *out)
+static bool early_module(char *const *envp, char *out, const void *own)
 {
 	Elf64_Phdr ph[LOAD_MAX_PHNUM];
 	char exe[PATH_MAX];
@@ -949,14 +1001,13 @@ static bool early_module(char *const *envp, char *out)
 	const Elf64_auxv_t *a;
 	bool ok;
 	long fd;
-	int i;
 
 	while (*e)
 		e++;
 	for (a = (const Elf64_auxv_t *)(e + 1); a->a_type != AT_NULL; a++)
 		if (a->a_type == AT_EXECFN)
 			fn = (const char *)a->a_un.a_val;
-	if (!next_to_execfn(out, exe, XO_AUDIT_FROM_XOLOAD, fn) || rt_strlen(out) >= LDSO_SECURE_NAME_LIMIT)
+	if (!next_to_execfn(out, exe, XO_AUDIT_FROM_XOLOAD, fn, own) || has_colon(out) || rt_strlen(out) >= LDSO_SECURE_NAME_LIMIT)
 		return false;
 	fd = rt_open(out, RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK | RT_O_NOCTTY);
 	if (fd < 0)
@@ -964,11 +1015,7 @@ static bool early_module(char *const *envp, char *out)
 	st.size = 0;
 	ok = !rt_fstat((int)fd, &st) && (st.mode & RT_S_IFMT) == RT_S_IFREG && early_headers(fd, ET_DYN, &eh, ph);
 	rt_close((int)fd);
-	for (i = 0; ok && i < eh.e_phnum; i++)
-		if (ph[i].p_type == PT_LOAD &&
-		    (ph[i].p_offset > st.size || st.size - ph[i].p_offset < ph[i].p_filesz || ph[i].p_filesz > ph[i].p_memsz))
-			ok = false;
-	return ok;
+	return ok && loads_within(&eh, ph, st.size);
 }
 
 /*
@@ -979,8 +1026,9 @@ static bool early_module(char *const *envp, char *out)
  * much again under emulation (make bench: "a static program that only
  * execve()s PROG" is the floor of --kernel-plans).  So this does only what
  * the kernel does not: find PROG on PATH, refuse what is not a 64-bit
- * x86-64 ELF executable with its entry point in an executable segment (a
- * script, another machine, a shared library), check for protection keys;
+ * x86-64 ELF executable with its entry point in an executable segment
+ * and its PT_LOADs within the file (a script, another machine, a shared
+ * library, a file cut short), check for protection keys;
  * for --kernel find and check the audit module (early_module()) and append
  * it to the environment in LD_AUDIT, as run_kernel_mode() does; set the
  * xonly exec mode (--kernel with PR_XONLY_EXEC_CARVE) and execve().  The
@@ -999,10 +1047,11 @@ static bool early_module(char *const *envp, char *out)
  * prctl() or the execve() failing -- returns, and the full path does it
  * all again and says why, in the words it always had.
  */
-void run_kernel_early(int argc, char **argv, char **envp)
+void run_kernel_early(int argc, char **argv, char **envp, const void *own)
 {
 	Elf64_Phdr ph[LOAD_MAX_PHNUM];
 	char path[PATH_MAX], module[PATH_MAX], audit[PATH_MAX + 16];
+	struct rt_stat st;
 	Elf64_Ehdr eh;
 	size_t envc = 0;
 	bool with_module, ok;
@@ -1025,9 +1074,10 @@ void run_kernel_early(int argc, char **argv, char **envp)
 	fd = rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK | RT_O_NOCTTY);
 	if (fd < 0)
 		return;
-	ok = early_headers(fd, 0, &eh, ph);
+	st.size = 0;
+	ok = !rt_fstat((int)fd, &st) && early_headers(fd, 0, &eh, ph);
 	rt_close((int)fd);
-	if (!ok)
+	if (!ok || !loads_within(&eh, ph, st.size))
 		return;
 	/*
 	 * The entry point in an executable segment: a shared library with
@@ -1038,7 +1088,7 @@ void run_kernel_early(int argc, char **argv, char **envp)
 		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) && eh.e_entry >= ph[i].p_vaddr &&
 		    eh.e_entry - ph[i].p_vaddr < ph[i].p_memsz)
 			break;
-	if (i >= eh.e_phnum || !rt_have_pkeys() || (with_module && !early_module(envp, module)))
+	if (i >= eh.e_phnum || !rt_have_pkeys() || (with_module && !early_module(envp, module, own)))
 		return;
 	while (envp[envc])
 		envc++;

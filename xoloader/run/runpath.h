@@ -106,7 +106,7 @@ const char *scan_fmtopt(unsigned long flags);
 /* --kernel: PR_SET_XONLY and execve PROG. */
 void __attribute__((noreturn)) run_kernel_mode(char **argv, char **envp, bool module);
 /* "xoload --kernel PROG ..." and "--kernel-plans PROG ...": execve() PROG at once, before xoload relocates itself; returns if it cannot. */
-void run_kernel_early(int argc, char **argv, char **envp);
+void run_kernel_early(int argc, char **argv, char **envp, const void *own_first_page);
 /* Switch to PROG's initial stack and jump to @entry (ld.so's, or PROG's if static). */
 void __attribute__((noreturn)) handover(uint64_t entry, int argc, char **argv, char **envp, unsigned int flags,
 					const struct image *prog, const struct image *interp);

@@ -44,6 +44,7 @@
 #define RT_NR_clock_gettime	228
 #define RT_NR_rt_sigaction	13
 #define RT_NR_rt_sigreturn	15
+#define RT_NR_openat2		437
 #define RT_NR_gettid		186
 #define RT_NR_sched_yield	24
 #define RT_NR_tgkill		234
