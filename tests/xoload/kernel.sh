@@ -96,13 +96,9 @@ rm -f /tmp/xo-kernel-link
 out=$($XO --kernel /usr/bin/cat /proc/self/status | grep '^Xonly:')
 [ "$out" = "$(printf 'Xonly:\t%d' $lvl)" ]
 ok $? "early path: PROG in xonly mode, level $lvl ('$out')"
+. /xonly/lib/xoload/badprogs.sh
 d=$(mktemp -d)
-printf '#!/bin/sh\necho script\n' >$d/script
-printf 'not an ELF file\n' >$d/text
-cp /xonly/lib/xoload/libdatatext.so $d/lib.so
-head -c 20000 /usr/bin/true >$d/trunc	# its PT_LOADs past the end: the kernel would map it, and it would crash
-chmod +x $d/script $d/text $d/lib.so $d/trunc
-for prog in /nonexistent no-such-command-xo $d/script $d/text $d /xonly/tests/compat32/pkey_abi32 $d/lib.so $d/trunc; do
+for prog in $(bad_programs $d); do
 	want=$($XO --kernel -- $prog 2>&1); wst=$?
 	got=$($XO --kernel $prog 2>&1); st=$?
 	[ "$st" = "$wst" ] && [ "$st" -ge 126 ] && [ "$got" = "$want" ]

@@ -99,13 +99,9 @@ ok $? "the arguments pass as they are ('$out')"
 out=$(XOLOAD_TIMES=1 $XO --kernel-plans /usr/bin/true 2>&1); st=$?
 [ "$st" = 0 ] && [ "$(echo "$out" | grep -c '^xoload: time: ')" -ge 2 ]
 ok $? "XOLOAD_TIMES takes the full path, whose steps it times (status $st)"
+. /xonly/lib/xoload/badprogs.sh
 d=$(mktemp -d)
-printf '#!/bin/sh\necho script\n' >$d/script
-printf 'not an ELF file\n' >$d/text
-cp /xonly/lib/xoload/libdatatext.so $d/lib.so
-head -c 20000 /usr/bin/true >$d/trunc	# its PT_LOADs past the end: the kernel would map it, and it would crash
-chmod +x $d/script $d/text $d/lib.so $d/trunc
-for prog in /nonexistent no-such-command-xo $d/script $d/text $d /xonly/tests/compat32/pkey_abi32 $d/lib.so $d/trunc; do
+for prog in $(bad_programs $d); do
 	want=$($XO --kernel $prog 2>&1); wst=$?
 	got=$($XO --kernel-plans $prog 2>&1); st=$?
 	[ "$st" = "$wst" ] && [ "$st" -ge 126 ] && [ "$got" = "$want" ]

@@ -895,6 +895,25 @@ static long xonly_exec_level(void)
 }
 
 /*
+ * The xonly exec mode at the level --kernel asks for, with
+ * PR_XONLY_EXEC_CARVE for the audit module's carve-out if @carve, which
+ * lets PROG and its descendants keep it at the strict level, where
+ * pkey_mprotect() of their code is refused otherwise (a kernel without
+ * the strict level refuses the flag, EINVAL, and does not need it: asked
+ * again without).  0 or -errno.  System calls only (run_kernel_early()).
+ */
+static long set_xonly_mode(bool carve)
+{
+	long level = xonly_exec_level(), r = -RT_EINVAL;
+
+	if (carve)
+		r = rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, level, XONLY_PR_XONLY_EXEC_CARVE, 0, 0, 0);
+	if (r == -RT_EINVAL)
+		r = rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, level, 0, 0, 0, 0);
+	return r;
+}
+
+/*
  * --kernel: the kernel's xonly exec mode does what xoload does by hand,
  * from the execve() on: binfmt_elf maps PROG's and ld.so's PF_X segments
  * execute-only, ld.so's mmap()s of libraries get the same, and the flag is
@@ -912,7 +931,7 @@ static long xonly_exec_level(void)
 void run_kernel_mode(char **argv, char **envp, bool module)
 {
 	size_t envc = 0;
-	long r, level;
+	long r;
 
 	while (envp[envc])
 		envc++;
@@ -921,19 +940,8 @@ void run_kernel_mode(char **argv, char **envp, bool module)
 
 		if (module)
 			build_env(envp, env, false);
-		/*
-		 * PR_XONLY_EXEC_CARVE lets PROG and its descendants keep the
-		 * carve-out at the strict level, where pkey_mprotect() of their
-		 * code is refused otherwise; a kernel without the strict level
-		 * refuses the flag (EINVAL), and does not need it.
-		 */
 		rt_step("env", NULL);
-		level = xonly_exec_level();
-		r = -RT_EINVAL;
-		if (module)
-			r = rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, level, XONLY_PR_XONLY_EXEC_CARVE, 0, 0, 0);
-		if (r == -RT_EINVAL)
-			r = rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, level, 0, 0, 0, 0);
+		r = set_xonly_mode(module);
 		if (r)
 			dief(126, "%s: prctl(PR_SET_XONLY): %s (EINVAL: this kernel has no xonly exec mode, see xonly(7))",
 			     module ? "--kernel" : "--kernel-plans", rt_strerror((int)-r));
@@ -1055,7 +1063,7 @@ void run_kernel_early(int argc, char **argv, char **envp, const void *own)
 	Elf64_Ehdr eh;
 	size_t envc = 0;
 	bool with_module, ok;
-	long fd, r, level;
+	long fd;
 	int i;
 
 	if (argc < 3 || argv[2][0] == '-' || !argv[2][0] || rt_env_in(envp, XOLOAD_PROG_ENV) ||
@@ -1103,14 +1111,7 @@ void run_kernel_early(int argc, char **argv, char **envp, const void *own)
 			rt_strlcpy(audit + 9, module, sizeof(audit) - 9);
 			env[envc] = audit;
 		}
-		/* PR_XONLY_EXEC_CARVE for the module's carve-out, as run_kernel_mode() asks. */
-		level = xonly_exec_level();
-		r = -RT_EINVAL;
-		if (with_module)
-			r = rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, level, XONLY_PR_XONLY_EXEC_CARVE, 0, 0, 0);
-		if (r == -RT_EINVAL)
-			r = rt_syscall6(RT_NR_prctl, XONLY_PR_SET_XONLY, level, 0, 0, 0, 0);
-		if (r)
+		if (set_xonly_mode(with_module))
 			return;
 		rt_syscall(RT_NR_execve, path, argv + 2, env);
 	}
