@@ -54,12 +54,13 @@ static bool from_head(void *dst, const unsigned char *head, long nhead, uint64_t
 int image_open_obj(struct image *im, const char *path, bool need_entry, char *err, size_t errlen)
 {
 	const Elf64_Ehdr *eh = &im->eh;
-	uint64_t fsize, prev_end = 0;
-	bool have_load = false, entry_ok = false;
+	enum load_fault fault;
+	struct load_span span;
 	unsigned char head[4096];
 	struct rt_stat st;
+	uint64_t fsize;
 	long n, nhead;
-	int i;
+	int i, at;
 
 	/*
 	 * Not the 7.6 KB of ph[] and interp[], which are read only as far as
@@ -118,61 +119,111 @@ int image_open_obj(struct image *im, const char *path, bool need_entry, char *er
 			fail(126, "%s: cannot read program headers", path);
 	}
 
-	for (i = 0; i < eh->e_phnum; i++) {
+	fault = load_check(eh, im->ph, fsize, need_entry, &span, &at);
+	/*
+	 * PT_INTERP's string, read here, is wrong before any fault of a later
+	 * program header or of the whole (load_check() checks in their
+	 * order, the string aside): the first thing wrong is what is said.
+	 */
+	for (i = 0; i < eh->e_phnum && (fault == LOAD_OK || at < 0 || i < at); i++) {
 		const Elf64_Phdr *ph = &im->ph[i];
 
+		if (ph->p_type != PT_INTERP)
+			continue;
+		if ((!from_head(im->interp, head, nhead, ph->p_offset, ph->p_filesz) &&
+		     rt_pread(im->fd, im->interp, ph->p_filesz, ph->p_offset) != (long)ph->p_filesz) ||
+		    im->interp[ph->p_filesz - 1] || rt_strlen(im->interp) != ph->p_filesz - 1)
+			fail(126, "%s: bad PT_INTERP string", path);
+		break;
+	}
+	switch (fault) {
+	case LOAD_OK: break;
+	case LOAD_INTERP_TWICE: fail(126, "%s: more than one PT_INTERP", path);
+	case LOAD_INTERP_BAD: fail(126, "%s: bad PT_INTERP", path);
+	case LOAD_FILESZ: fail(126, "%s: PT_LOAD %d: p_filesz > p_memsz", path, at);
+	case LOAD_HUGE: fail(126, "%s: PT_LOAD %d: huge or out-of-range p_memsz/p_vaddr", path, at);
+	case LOAD_PAST_EOF: fail(126, "%s: PT_LOAD %d: extends past the end of the file (truncated?)", path, at);
+	case LOAD_CONGRUENT:
+		fail(126, "%s: PT_LOAD %d: p_offset and p_vaddr not congruent modulo the page size", path, at);
+	case LOAD_ALIGN: fail(126, "%s: PT_LOAD %d: p_align not a power of two", path, at);
+	case LOAD_ORDER: fail(126, "%s: PT_LOAD %d: overlaps or precedes the previous PT_LOAD", path, at);
+	case LOAD_NONE: fail(126, "%s: no PT_LOAD segment", path);
+	case LOAD_SPAN: fail(126, "%s: PT_LOADs span more than %llu GiB", path, MAX_SPAN >> 30);
+	case LOAD_ENTRY:
+		fail(126, "%s: entry point 0x%llx is not in an executable segment", path,
+		     (unsigned long long)eh->e_entry);
+	case LOAD_NO_PHDRS: fail(126, "%s: program headers are not in a loaded segment", path);
+	case LOAD_LOW_EXEC: fail(126, "%s: ET_EXEC below 64 KiB", path);
+	}
+	im->lo = span.lo;
+	im->hi = span.hi;
+	im->phdr_va = span.phdr_va;
+	im->has_interp = span.has_interp;
+	return 0;
+}
+
+enum load_fault load_check(const Elf64_Ehdr *eh, const Elf64_Phdr *phs, uint64_t fsize, bool need_entry,
+			   struct load_span *span, int *at)
+{
+	uint64_t prev_end = 0;
+	bool have_load = false, entry_ok = false;
+	int i;
+
+	span->lo = span->hi = span->phdr_va = 0;
+	span->has_interp = false;
+	*at = -1;
+	for (i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = &phs[i];
+
+		*at = i;
 		if (ph->p_type == PT_INTERP) {
-			if (im->has_interp)
-				fail(126, "%s: more than one PT_INTERP", path);
-			if (ph->p_filesz < 2 || ph->p_filesz > sizeof(im->interp) ||
+			if (span->has_interp)
+				return LOAD_INTERP_TWICE;
+			if (ph->p_filesz < 2 || ph->p_filesz > PATH_MAX ||
 			    ph->p_offset > fsize || fsize - ph->p_offset < ph->p_filesz)
-				fail(126, "%s: bad PT_INTERP", path);
-			if ((!from_head(im->interp, head, nhead, ph->p_offset, ph->p_filesz) &&
-			     rt_pread(im->fd, im->interp, ph->p_filesz, ph->p_offset) != (long)ph->p_filesz) ||
-			    im->interp[ph->p_filesz - 1] || rt_strlen(im->interp) != ph->p_filesz - 1)
-				fail(126, "%s: bad PT_INTERP string", path);
-			im->has_interp = true;
+				return LOAD_INTERP_BAD;
+			span->has_interp = true;
 		}
 		if (ph->p_type == PT_PHDR)
-			im->phdr_va = ph->p_vaddr;
+			span->phdr_va = ph->p_vaddr;
 		if (ph->p_type != PT_LOAD)
 			continue;
 		if (ph->p_filesz > ph->p_memsz)
-			fail(126, "%s: PT_LOAD %d: p_filesz > p_memsz", path, i);
+			return LOAD_FILESZ;
 		if (ph->p_memsz > MAX_SPAN || ph->p_vaddr > USER_TOP || ph->p_vaddr + ph->p_memsz > USER_TOP)
-			fail(126, "%s: PT_LOAD %d: huge or out-of-range p_memsz/p_vaddr", path, i);
+			return LOAD_HUGE;
 		if (ph->p_offset > fsize || fsize - ph->p_offset < ph->p_filesz)
-			fail(126, "%s: PT_LOAD %d: extends past the end of the file (truncated?)", path, i);
+			return LOAD_PAST_EOF;
 		if ((ph->p_offset ^ ph->p_vaddr) & (pg() - 1))
-			fail(126, "%s: PT_LOAD %d: p_offset and p_vaddr not congruent modulo the page size", path, i);
+			return LOAD_CONGRUENT;
 		if (ph->p_align & (ph->p_align - 1))
-			fail(126, "%s: PT_LOAD %d: p_align not a power of two", path, i);
+			return LOAD_ALIGN;
 		if (have_load && ph->p_vaddr < prev_end)
-			fail(126, "%s: PT_LOAD %d: overlaps or precedes the previous PT_LOAD", path, i);
+			return LOAD_ORDER;
 		if (!have_load)
-			im->lo = rt_page_down(ph->p_vaddr);
+			span->lo = rt_page_down(ph->p_vaddr);
 		have_load = true;
 		prev_end = ph->p_vaddr + ph->p_memsz;
-		im->hi = rt_page_up(prev_end);
+		span->hi = rt_page_up(prev_end);
 		if ((ph->p_flags & PF_X) && eh->e_entry >= ph->p_vaddr && eh->e_entry < prev_end)
 			entry_ok = true;
 		/* Program headers without PT_PHDR: find them in the file image. */
-		if (!im->phdr_va && eh->e_phoff >= ph->p_offset &&
+		if (!span->phdr_va && eh->e_phoff >= ph->p_offset &&
 		    eh->e_phoff + eh->e_phnum * sizeof(Elf64_Phdr) <= ph->p_offset + ph->p_filesz)
-			im->phdr_va = ph->p_vaddr + (eh->e_phoff - ph->p_offset);
+			span->phdr_va = ph->p_vaddr + (eh->e_phoff - ph->p_offset);
 	}
+	*at = -1;
 	if (!have_load)
-		fail(126, "%s: no PT_LOAD segment", path);
-	if (im->hi - im->lo > MAX_SPAN)
-		fail(126, "%s: PT_LOADs span more than %llu GiB", path, MAX_SPAN >> 30);
+		return LOAD_NONE;
+	if (span->hi - span->lo > MAX_SPAN)
+		return LOAD_SPAN;
 	if (!entry_ok && (need_entry || eh->e_type != ET_DYN))
-		fail(126, "%s: entry point 0x%llx is not in an executable segment", path,
-		     (unsigned long long)eh->e_entry);
-	if (!im->phdr_va)
-		fail(126, "%s: program headers are not in a loaded segment", path);
-	if (eh->e_type == ET_EXEC && im->lo < 0x10000)
-		fail(126, "%s: ET_EXEC below 64 KiB", path);
-	return 0;
+		return LOAD_ENTRY;
+	if (!span->phdr_va)
+		return LOAD_NO_PHDRS;
+	if (eh->e_type == ET_EXEC && span->lo < 0x10000)
+		return LOAD_LOW_EXEC;
+	return LOAD_OK;
 }
 
 static int prot_of(uint32_t f)

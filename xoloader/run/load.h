@@ -43,6 +43,28 @@ int image_open(struct image *im, const char *path, char *err, size_t errlen);
  * admitted too (xoload --plan plans any object; it does not run it).
  */
 int image_open_obj(struct image *im, const char *path, bool need_entry, char *err, size_t errlen);
+/* What load_check() finds wrong first (image_open_obj() says it in words). */
+enum load_fault {
+	LOAD_OK, LOAD_INTERP_TWICE, LOAD_INTERP_BAD, LOAD_FILESZ, LOAD_HUGE, LOAD_PAST_EOF, LOAD_CONGRUENT,
+	LOAD_ALIGN, LOAD_ORDER, LOAD_NONE, LOAD_SPAN, LOAD_ENTRY, LOAD_NO_PHDRS, LOAD_LOW_EXEC,
+};
+struct load_span {
+	uint64_t lo, hi, phdr_va;	/* as in struct image */
+	bool has_interp;
+};
+/*
+ * The checks of an object's program headers @phs (e_phnum of them, @eh's)
+ * that need nothing but their numbers and the file's @fsize: each PT_LOAD
+ * within the file, page-congruent, in order and not overlapping, within
+ * the user address space; one PT_INTERP within the file; the entry point
+ * in an executable segment (with !@need_entry not for an ET_DYN); the
+ * program headers in a loaded segment.  The first fault in their order,
+ * *@at the program header it is about (-1 for the whole), and @span.
+ * Arithmetic only: run_kernel_early() calls it before xoload is
+ * relocated, so that the early paths refuse what image_open_obj() does.
+ */
+enum load_fault load_check(const Elf64_Ehdr *eh, const Elf64_Phdr *phs, uint64_t fsize, bool need_entry,
+			   struct load_span *span, int *at);
 /* Map the validated image; returns 0 or 126 with @err set. */
 int image_map(struct image *im, char *err, size_t errlen);
 /*

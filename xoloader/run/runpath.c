@@ -970,45 +970,76 @@ static bool early_headers(long fd, uint16_t type, Elf64_Ehdr *eh, Elf64_Phdr *ph
 }
 
 /*
- * Every PT_LOAD of @eh/@ph within a file of @size bytes, its file part no
- * larger than its memory part: the kernel and ld.so map a file cut short
- * as it is, and the program dies of SIGBUS or SIGSEGV where load.c's
- * check would have named it (126).
+ * The early path's check of an object open on @fd: a regular file, a
+ * 64-bit x86-64 ELF file of @type (0: ET_EXEC or ET_DYN) whose program
+ * headers pass load_check() (with @need_entry), as image_open_obj() would
+ * admit it but for PT_INTERP's string; its headers into @eh and @ph.
+ * System calls and arithmetic only.
  */
-static bool loads_within(const Elf64_Ehdr *eh, const Elf64_Phdr *ph, uint64_t size)
+static bool early_object(long fd, uint16_t type, bool need_entry, Elf64_Ehdr *eh, Elf64_Phdr *ph)
 {
+	struct load_span span;
+	struct rt_stat st;
+	int at;
+
+	return !rt_fstat((int)fd, &st) && (st.mode & RT_S_IFMT) == RT_S_IFREG && early_headers(fd, type, eh, ph) &&
+	       load_check(eh, ph, st.size, need_entry, &span, &at) == LOAD_OK;
+}
+
+/*
+ * PROG's interpreter as the early path checks it: PT_INTERP's string (NUL
+ * at its end, none before), a shared object that early_object() admits
+ * and that names no interpreter itself (open_images()'s "not a shared
+ * object").  System calls and arithmetic only.
+ */
+static bool early_interp(long fd, const Elf64_Ehdr *eh, const Elf64_Phdr *ph)
+{
+	Elf64_Phdr iph[LOAD_MAX_PHNUM];
+	char name[PATH_MAX];
+	Elf64_Ehdr ieh;
+	long ifd;
+	bool ok;
 	int i;
 
-	for (i = 0; i < eh->e_phnum; i++)
-		if (ph[i].p_type == PT_LOAD &&
-		    (ph[i].p_offset > size || size - ph[i].p_offset < ph[i].p_filesz || ph[i].p_filesz > ph[i].p_memsz))
-			return false;
-	return true;
+	for (i = 0; i < eh->e_phnum && ph[i].p_type != PT_INTERP; i++)
+		;
+	if (i == eh->e_phnum)
+		return true;	/* static */
+	if (rt_pread((int)fd, name, ph[i].p_filesz, ph[i].p_offset) != (long)ph[i].p_filesz ||
+	    name[ph[i].p_filesz - 1] || rt_strlen(name) != ph[i].p_filesz - 1)
+		return false;
+	ifd = rt_open(name, RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK | RT_O_NOCTTY);
+	if (ifd < 0)
+		return false;
+	ok = early_object(ifd, ET_DYN, true, &ieh, iph);
+	rt_close((int)ifd);
+	for (i = 0; ok && i < ieh.e_phnum; i++)
+		if (iph[i].p_type == PT_INTERP)
+			ok = false;
+	return ok;
 }
 
 /*
  * --kernel's audit module for the early path: found next to xoload by the
  * name xoload was run by (next_to_execfn(), the common case), no longer
- * than ld.so takes in LD_AUDIT, and whole: a regular file, an x86-64 ELF
- * shared object every PT_LOAD of which lies within the file.  That last is
- * what use_audit_module() is for (ld.so maps a module cut short and dies
- * of SIGBUS before anything can say why); the rest of load.c's checks, for
- * a module that is whole but malformed, are ld.so's too, which then says
- * why and ignores the module, where the full path refuses it (126).
- * False for anything else: the full path finds and checks the module and
- * says what is wrong, in its words.  Into @out.
+ * than ld.so takes in LD_AUDIT, no ':' in it, and what
+ * audit_module_refused() admits of an ELF file (early_object(): load.c's
+ * load_check(); use_audit_module()'s point is a module cut short, which
+ * ld.so maps and dies of SIGBUS before anything can say why).  False for
+ * anything else: the full path finds and checks the module and says what
+ * is wrong, in its words.  Into @out.
  */
 static bool early_module(char *const *envp, char *out, const void *own)
 {
 	Elf64_Phdr ph[LOAD_MAX_PHNUM];
 	char exe[PATH_MAX];
-	struct rt_stat st;
 	Elf64_Ehdr eh;
 	char *const *e = envp;
 	const char *fn = NULL;
 	const Elf64_auxv_t *a;
 	bool ok;
 	long fd;
+	int i;
 
 	while (*e)
 		e++;
@@ -1020,10 +1051,13 @@ static bool early_module(char *const *envp, char *out, const void *own)
 	fd = rt_open(out, RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK | RT_O_NOCTTY);
 	if (fd < 0)
 		return false;
-	st.size = 0;
-	ok = !rt_fstat((int)fd, &st) && (st.mode & RT_S_IFMT) == RT_S_IFREG && early_headers(fd, ET_DYN, &eh, ph);
+	ok = early_object(fd, ET_DYN, false, &eh, ph);
 	rt_close((int)fd);
-	return ok && loads_within(&eh, ph, st.size);
+	/* A PT_INTERP, whose string image_open_obj() would read: the full path decides. */
+	for (i = 0; ok && i < eh.e_phnum; i++)
+		if (ph[i].p_type == PT_INTERP)
+			ok = false;
+	return ok;
 }
 
 /*
@@ -1059,7 +1093,6 @@ void run_kernel_early(int argc, char **argv, char **envp, const void *own)
 {
 	Elf64_Phdr ph[LOAD_MAX_PHNUM];
 	char path[PATH_MAX], module[PATH_MAX], audit[PATH_MAX + 16];
-	struct rt_stat st;
 	Elf64_Ehdr eh;
 	size_t envc = 0;
 	bool with_module, ok;
@@ -1082,21 +1115,15 @@ void run_kernel_early(int argc, char **argv, char **envp, const void *own)
 	fd = rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK | RT_O_NOCTTY);
 	if (fd < 0)
 		return;
-	st.size = 0;
-	ok = !rt_fstat((int)fd, &st) && early_headers(fd, 0, &eh, ph);
-	rt_close((int)fd);
-	if (!ok || !loads_within(&eh, ph, st.size))
-		return;
 	/*
-	 * The entry point in an executable segment: a shared library with
-	 * the execute bit (entry 0) would otherwise crash where the full path
-	 * names the problem.
+	 * What image_open_obj() and open_images() refuse, refused here too (a
+	 * shared library with the execute bit, a file cut short, segments the
+	 * kernel maps anyway and PROG then crashes on: review s43), but for
+	 * their words: the full path says them.
 	 */
-	for (i = 0; i < eh.e_phnum; i++)
-		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) && eh.e_entry >= ph[i].p_vaddr &&
-		    eh.e_entry - ph[i].p_vaddr < ph[i].p_memsz)
-			break;
-	if (i >= eh.e_phnum || !rt_have_pkeys() || (with_module && !early_module(envp, module, own)))
+	ok = early_object(fd, 0, true, &eh, ph) && early_interp(fd, &eh, ph);
+	rt_close((int)fd);
+	if (!ok || !rt_have_pkeys() || (with_module && !early_module(envp, module, own)))
 		return;
 	while (envp[envc])
 		envc++;
