@@ -99,6 +99,9 @@ ok $? "the arguments pass as they are ('$out')"
 out=$(XOLOAD_TIMES=1 $XO --kernel-plans /usr/bin/true 2>&1); st=$?
 [ "$st" = 0 ] && [ "$(echo "$out" | grep -c '^xoload: time: ')" -ge 2 ]
 ok $? "XOLOAD_TIMES takes the full path, whose steps it times (status $st)"
+err=$(XOLOAD_CHILDREN=bogus $XO --kernel-plans /bin/echo hi 2>&1); st=$?
+[ "$st" = 2 ] && [ "$err" = "$(XOLOAD_CHILDREN=bogus $XO --kernel -- /bin/echo hi 2>&1)" ]
+ok $? "XOLOAD_CHILDREN=bogus: the full path's usage error, 2, not PROG run (review s43c; got $st: $err)"
 . /xonly/lib/xoload/badprogs.sh
 d=$(mktemp -d)
 for prog in $(bad_programs $d); do

@@ -1082,9 +1082,9 @@ static bool early_module(char *const *envp, char *out, const void *own)
  * and system calls only, no pointer kept in data, nothing printed
  * (scripts/check-early checks the code of every function it calls).
  * Anything else -- another option first, XOLOAD_PROG (a re-exec through
- * /proc/self/exe, reexec_args()) or XOLOAD_TIMES set, for --kernel
- * LD_AUDIT (ours goes first, build_env()) or XOLOAD_CHILDREN (whose value
- * the full path checks) set, PROG not found or not such an ELF file, no
+ * /proc/self/exe, reexec_args()), XOLOAD_TIMES or XOLOAD_CHILDREN (whose
+ * value the full path checks) set, for --kernel LD_AUDIT (ours goes
+ * first, build_env()) set, PROG not found or not such an ELF file, no
  * protection keys, the module not found as above or not whole, the
  * prctl() or the execve() failing -- returns, and the full path does it
  * all again and says why, in the words it always had.
@@ -1108,7 +1108,8 @@ void run_kernel_early(int argc, char **argv, char **envp, const void *own)
 		with_module = false;
 	else
 		return;
-	if (with_module && (rt_env_in(envp, "LD_AUDIT") || rt_env_in(envp, XOLOAD_CHILDREN_ENV)))
+	/* XOLOAD_CHILDREN: the full path checks its value (2 if bad), whichever mode. */
+	if ((with_module && rt_env_in(envp, "LD_AUDIT")) || rt_env_in(envp, XOLOAD_CHILDREN_ENV))
 		return;
 	if (!find_prog_early(argv[2], rt_env_in(envp, "PATH"), path))
 		return;
