@@ -1046,7 +1046,8 @@ static bool early_module(char *const *envp, char *out, const void *own)
 	for (a = (const Elf64_auxv_t *)(e + 1); a->a_type != AT_NULL; a++)
 		if (a->a_type == AT_EXECFN)
 			fn = (const char *)a->a_un.a_val;
-	if (!next_to_execfn(out, exe, XO_AUDIT_FROM_XOLOAD, fn, own) || has_colon(out) || rt_strlen(out) >= LDSO_SECURE_NAME_LIMIT)
+	if (!next_to_execfn(out, exe, XO_AUDIT_FROM_XOLOAD, fn, own) || has_colon(out) ||
+	    rt_strlen(out) >= LDSO_SECURE_NAME_LIMIT)
 		return false;
 	fd = rt_open(out, RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK | RT_O_NOCTTY);
 	if (fd < 0)
@@ -1067,16 +1068,14 @@ static bool early_module(char *const *envp, char *out, const void *own)
  * its environment and options and validating PROG and ld.so cost about as
  * much again under emulation (make bench: "a static program that only
  * execve()s PROG" is the floor of --kernel-plans).  So this does only what
- * the kernel does not: find PROG on PATH, refuse what is not a 64-bit
- * x86-64 ELF executable with its entry point in an executable segment
- * and its PT_LOADs within the file (a script, another machine, a shared
- * library, a file cut short), check for protection keys;
- * for --kernel find and check the audit module (early_module()) and append
- * it to the environment in LD_AUDIT, as run_kernel_mode() does; set the
- * xonly exec mode (--kernel with PR_XONLY_EXEC_CARVE) and execve().  The
- * kernel validates the rest as it maps PROG and its interpreter (an
- * interpreter the full path would refuse but the kernel maps, such as an
- * ET_EXEC one, then runs, in xonly mode).
+ * the kernel does not: find PROG on PATH, refuse what the full path
+ * refuses of PROG and its interpreter (early_object(), early_interp():
+ * load.c's load_check(), which image_open_obj() runs too; the kernel
+ * maps some of what they refuse, and PROG would crash where the full
+ * path names the fault), check for protection keys; for --kernel find
+ * and check the audit module (early_module()) and append it to the
+ * environment in LD_AUDIT, as run_kernel_mode() does; set the xonly exec
+ * mode (--kernel with PR_XONLY_EXEC_CARVE) and execve().
  *
  * It runs before preload.c relocates xoload: string literals (PC-relative)
  * and system calls only, no pointer kept in data, nothing printed
@@ -1085,7 +1084,7 @@ static bool early_module(char *const *envp, char *out, const void *own)
  * /proc/self/exe, reexec_args()), XOLOAD_TIMES or XOLOAD_CHILDREN (whose
  * value the full path checks) set, for --kernel LD_AUDIT (ours goes
  * first, build_env()) set, PROG not found or not such an ELF file, no
- * protection keys, the module not found as above or not whole, the
+ * protection keys, the module not found as above or refused, the
  * prctl() or the execve() failing -- returns, and the full path does it
  * all again and says why, in the words it always had.
  */
