@@ -95,24 +95,19 @@ int image_open_obj(struct image *im, const char *path, bool need_entry, char *er
 	n = nhead < (long)sizeof(im->eh) ? nhead : (long)sizeof(im->eh);
 	if (n > 0)
 		copy(&im->eh, head, (size_t)n);
-	if (n >= 4 && !rt_memcmp(eh->e_ident, "#!", 2))
-		fail(126, "%s: a script: run its interpreter under xoload instead", path);
-	if (n < 4 || rt_memcmp(eh->e_ident, ELFMAG, SELFMAG))
-		fail(126, "%s: not an ELF file", path);
-	if (n != sizeof(im->eh))
-		fail(126, "%s: truncated ELF header", path);
-	if (eh->e_ident[EI_CLASS] != ELFCLASS64)
-		fail(126, "%s: not a 64-bit ELF file", path);
-	if (eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_machine != EM_X86_64)
-		fail(126, "%s: not an x86-64 ELF file", path);
-	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
-		fail(126, "%s: not an executable (ELF type %u)", path, eh->e_type);
-	if (eh->e_phentsize != sizeof(Elf64_Phdr))
-		fail(126, "%s: bad program header size %u", path, eh->e_phentsize);
-	if (eh->e_phnum == 0 || eh->e_phnum > LOAD_MAX_PHNUM)
+	switch (ehdr_check(eh, n, fsize)) {
+	case EHDR_OK: break;
+	case EHDR_SCRIPT: fail(126, "%s: a script: run its interpreter under xoload instead", path);
+	case EHDR_NOT_ELF: fail(126, "%s: not an ELF file", path);
+	case EHDR_TRUNCATED: fail(126, "%s: truncated ELF header", path);
+	case EHDR_CLASS: fail(126, "%s: not a 64-bit ELF file", path);
+	case EHDR_MACHINE: fail(126, "%s: not an x86-64 ELF file", path);
+	case EHDR_TYPE: fail(126, "%s: not an executable (ELF type %u)", path, eh->e_type);
+	case EHDR_PHENTSIZE: fail(126, "%s: bad program header size %u", path, eh->e_phentsize);
+	case EHDR_PHNUM:
 		fail(126, "%s: program header count %u out of range 1..%d", path, eh->e_phnum, LOAD_MAX_PHNUM);
-	if (eh->e_phoff > fsize || fsize - eh->e_phoff < (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr))
-		fail(126, "%s: truncated program headers", path);
+	case EHDR_PH_TRUNCATED: fail(126, "%s: truncated program headers", path);
+	}
 	if (!from_head(im->ph, head, nhead, eh->e_phoff, eh->e_phnum * sizeof(Elf64_Phdr))) {
 		n = rt_pread(im->fd, im->ph, eh->e_phnum * sizeof(Elf64_Phdr), eh->e_phoff);
 		if (n != (long)(eh->e_phnum * sizeof(Elf64_Phdr)))
@@ -160,6 +155,29 @@ int image_open_obj(struct image *im, const char *path, bool need_entry, char *er
 	im->phdr_va = span.phdr_va;
 	im->has_interp = span.has_interp;
 	return 0;
+}
+
+enum ehdr_fault ehdr_check(const Elf64_Ehdr *eh, long n, uint64_t fsize)
+{
+	if (n >= 4 && !rt_memcmp(eh->e_ident, "#!", 2))
+		return EHDR_SCRIPT;
+	if (n < 4 || rt_memcmp(eh->e_ident, ELFMAG, SELFMAG))
+		return EHDR_NOT_ELF;
+	if (n != sizeof(*eh))
+		return EHDR_TRUNCATED;
+	if (eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return EHDR_CLASS;
+	if (eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_machine != EM_X86_64)
+		return EHDR_MACHINE;
+	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
+		return EHDR_TYPE;
+	if (eh->e_phentsize != sizeof(Elf64_Phdr))
+		return EHDR_PHENTSIZE;
+	if (eh->e_phnum == 0 || eh->e_phnum > LOAD_MAX_PHNUM)
+		return EHDR_PHNUM;
+	if (eh->e_phoff > fsize || fsize - eh->e_phoff < (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr))
+		return EHDR_PH_TRUNCATED;
+	return EHDR_OK;
 }
 
 enum load_fault load_check(const Elf64_Ehdr *eh, const Elf64_Phdr *phs, uint64_t fsize, bool need_entry,

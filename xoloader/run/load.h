@@ -43,6 +43,21 @@ int image_open(struct image *im, const char *path, char *err, size_t errlen);
  * admitted too (xoload --plan plans any object; it does not run it).
  */
 int image_open_obj(struct image *im, const char *path, bool need_entry, char *err, size_t errlen);
+/* What ehdr_check() finds wrong first (image_open_obj() says it in words). */
+enum ehdr_fault {
+	EHDR_OK, EHDR_SCRIPT, EHDR_NOT_ELF, EHDR_TRUNCATED, EHDR_CLASS, EHDR_MACHINE, EHDR_TYPE,
+	EHDR_PHENTSIZE, EHDR_PHNUM, EHDR_PH_TRUNCATED,
+};
+/*
+ * The checks of an object's ELF header @eh, of which the first @n bytes
+ * were read (the rest zero), that need nothing but its numbers and the
+ * file's @fsize: an x86-64 ELF64 ET_EXEC or ET_DYN ("#!" said apart) with
+ * 1..LOAD_MAX_PHNUM program headers of the right size within the file.
+ * The first fault in image_open_obj()'s order.  Arithmetic only, as
+ * load_check(): the early paths run it too, so that they admit exactly
+ * the headers the full path admits.
+ */
+enum ehdr_fault ehdr_check(const Elf64_Ehdr *eh, long n, uint64_t fsize);
 /* What load_check() finds wrong first (image_open_obj() says it in words). */
 enum load_fault {
 	LOAD_OK, LOAD_INTERP_TWICE, LOAD_INTERP_BAD, LOAD_FILESZ, LOAD_HUGE, LOAD_PAST_EOF, LOAD_CONGRUENT,

@@ -952,18 +952,16 @@ void run_kernel_mode(char **argv, char **envp, bool module)
 }
 
 /*
- * The ELF header and program headers of the file open on @fd, as the early
- * path needs them: a 64-bit x86-64 ELF file of @type (or ET_EXEC or ET_DYN
- * for 0) with 1..LOAD_MAX_PHNUM program headers.  System calls only.
+ * The ELF header and program headers of the file open on @fd, @fsize
+ * bytes long, as the early path needs them: what load.c's ehdr_check()
+ * admits (as image_open_obj() does), of @type (0: either of the two it
+ * admits).  System calls and arithmetic only.
  */
-static bool early_headers(long fd, uint16_t type, Elf64_Ehdr *eh, Elf64_Phdr *ph)
+static bool early_headers(long fd, uint64_t fsize, uint16_t type, Elf64_Ehdr *eh, Elf64_Phdr *ph)
 {
 	long n = rt_pread((int)fd, eh, sizeof(*eh), 0);
 
-	if (n != (long)sizeof(*eh) || rt_memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_machine != EM_X86_64 ||
-	    (type ? eh->e_type != type : eh->e_type != ET_EXEC && eh->e_type != ET_DYN) ||
-	    eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum == 0 || eh->e_phnum > LOAD_MAX_PHNUM)
+	if (ehdr_check(eh, n, fsize) != EHDR_OK || (type && eh->e_type != type))
 		return false;
 	n = rt_pread((int)fd, ph, eh->e_phnum * sizeof(Elf64_Phdr), eh->e_phoff);
 	return n == (long)(eh->e_phnum * sizeof(Elf64_Phdr));
@@ -982,7 +980,7 @@ static bool early_object(long fd, uint16_t type, bool need_entry, Elf64_Ehdr *eh
 	struct rt_stat st;
 	int at;
 
-	return !rt_fstat((int)fd, &st) && (st.mode & RT_S_IFMT) == RT_S_IFREG && early_headers(fd, type, eh, ph) &&
+	return !rt_fstat((int)fd, &st) && (st.mode & RT_S_IFMT) == RT_S_IFREG && early_headers(fd, st.size, type, eh, ph) &&
 	       load_check(eh, ph, st.size, need_entry, &span, &at) == LOAD_OK;
 }
 
