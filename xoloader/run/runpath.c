@@ -22,6 +22,14 @@
 #define PR_SET_NAME_	15
 /* glibc's elf/dl-load.c: ld.so ignores an LD_AUDIT or LD_PRELOAD entry this long or longer. */
 #define LDSO_SECURE_NAME_LIMIT	255u
+/*
+ * The stack limit below which run_kernel_early() leaves PROG to the full
+ * path: its own use (24 KiB), a quarter of the limit that execve() allows
+ * the arguments and environment, and the up to 8 KiB by which the kernel
+ * moves the stack's top at random all fit with room to spare.
+ */
+#define EARLY_MIN_STACK		(64u << 10)
+#define RT_RLIMIT_STACK		3
 
 char prog_path[PATH_MAX];
 char audit_path[PATH_MAX];
@@ -1081,7 +1089,7 @@ static bool early_module(char *const *envp, char *out, const void *own)
  * Anything else -- another option first, XOLOAD_PROG (a re-exec through
  * /proc/self/exe, reexec_args()), XOLOAD_TIMES or XOLOAD_CHILDREN (whose
  * value the full path checks) set, for --kernel LD_AUDIT (ours goes
- * first, build_env()) set, PROG not found or not such an ELF file, no
+ * first, build_env()) set, a stack limit under EARLY_MIN_STACK, PROG not found or not such an ELF file, no
  * protection keys, the module not found as above or refused, the
  * prctl() or the execve() failing -- returns, and the full path does it
  * all again and says why, in the words it always had.
@@ -1090,6 +1098,7 @@ void run_kernel_early(int argc, char **argv, char **envp, const void *own)
 {
 	Elf64_Phdr ph[LOAD_MAX_PHNUM];
 	char path[PATH_MAX], module[PATH_MAX], audit[PATH_MAX + 16];
+	uint64_t lim[2];	/* struct rlimit: the soft limit, the hard one */
 	Elf64_Ehdr eh;
 	size_t envc = 0;
 	bool with_module, ok;
@@ -1107,6 +1116,14 @@ void run_kernel_early(int argc, char **argv, char **envp, const void *own)
 		return;
 	/* XOLOAD_CHILDREN: the full path checks its value (2 if bad), whichever mode. */
 	if ((with_module && rt_env_in(envp, "LD_AUDIT")) || rt_env_in(envp, XOLOAD_CHILDREN_ENV))
+		return;
+	/*
+	 * Its buffers (some 24 KiB, here and in early_module()) are on the
+	 * stack, where the full path keeps its own in .bss: under a small
+	 * stack limit (ulimit -s) it died of SIGSEGV where the full path ran
+	 * PROG (review s43b).  The full path runs there instead.
+	 */
+	if (rt_syscall(RT_NR_getrlimit, RT_RLIMIT_STACK, lim, 0) || lim[0] < EARLY_MIN_STACK)
 		return;
 	if (!find_prog_early(argv[2], rt_env_in(envp, "PATH"), path))
 		return;

@@ -37,6 +37,7 @@
 #define RT_NR_access		21
 #define RT_NR_getpid		39
 #define RT_NR_getcwd		79
+#define RT_NR_getrlimit		97
 #define RT_NR_readlink		89
 #define RT_NR_geteuid		107
 #define RT_NR_getegid		108
