@@ -164,7 +164,7 @@ XO_PLAN    := xoloader/ref/elfplan.c $(XO_RT)
 # (run/preload.c) without a libc, xoplan (tools/xoplan.c: --plan, --report,
 # --scan) with one.
 XO_RUN     := xoloader/run/runpath.c xoloader/run/load.c xoloader/run/carve.c xoloader/run/net.c xoloader/run/hook.c \
-              xoloader/run/objprotect.c xoloader/run/dynsym.c xoloader/run/sameobj.c $(XO_RT)
+              xoloader/run/objprotect.c xoloader/run/dynsym.c xoloader/run/sameobj.c xoloader/run/origin.c $(XO_RT)
 XO_LOADER  := xoloader/run/preload.c $(XO_RUN)
 XO_XOPLAN  := xoloader/tools/xoplan.c xoloader/tools/deps.c xoloader/tools/apply.c xoloader/tools/cachewrite.c \
 	      xoloader/tools/xattr.c xoloader/tools/fromlog.c $(XO_RUN)
@@ -201,7 +201,7 @@ XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDI
               $(XO_LIBDIR)/libtextrel-nobid.so $(XO_LIBDIR)/textrel-nobid-user $(XO_LIBDIR)/libcodecopy.so \
               $(XO_LIBDIR)/codecopy $(XO_LIBDIR)/denyexecmod \
               $(XO_LIBDIR)/hookthreads $(XO_LIBDIR)/libhookctor.so $(XO_LIBDIR)/hookctor \
-              $(XO_LIBDIR)/hookreenter $(XO_LIBDIR)/bigtext
+              $(XO_LIBDIR)/hookreenter $(XO_LIBDIR)/bigtext $(XO_ORIGIN)
 # Dynamically linked guest programs: the image has glibc's ld.so and libc.
 XO_DYN     := -Wl,-Bstatic -lcapstone -Wl,-Bdynamic
 
@@ -282,6 +282,55 @@ $(XO_LIBDIR)/libxoprobe.so: tests/xoload/lib/xoprobe.c
 $(XO_LIBDIR)/libpkrugadgets.so: tests/xoload/lib/pkrugadgets.S
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,libpkrugadgets.so -o $@ $<
+
+# Programs that find their library through $ORIGIN (tests/xoload/origin.sh):
+# DT_RUNPATH (also -z noseparate-code: .dynstr in the code segment),
+# DT_RPATH (--disable-new-dtags) and a DT_NEEDED name with $ORIGIN in it
+# (the library's soname), and a decoy of the library's name.
+XO_ORIGIN  := $(addprefix $(XO_LIBDIR)/origin/,bin/runpath bin/rpath bin/needed bin/runpath-nosep bin/runpath-long \
+              bin/audit lib/libxoorigin.so lib/libxoorigin-needed.so lib/libxoorigin-audit.so \
+              decoy/libxoorigin.so decoy/libxoorigin-audit.so)
+$(XO_LIBDIR)/origin/lib/libxoorigin.so: tests/xoload/lib/liborigin.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -DWHICH='"lib/libxoorigin.so"' -o $@ $<
+$(XO_LIBDIR)/origin/decoy/libxoorigin.so: tests/xoload/lib/liborigin.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -DWHICH='"a decoy of the same name"' -o $@ $<
+$(XO_LIBDIR)/origin/lib/libxoorigin-needed.so: tests/xoload/lib/liborigin.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -DWHICH='"lib/libxoorigin-needed.so"' \
+		-Wl,-soname,'$$ORIGIN/../lib/libxoorigin-needed.so' -o $@ $<
+$(XO_LIBDIR)/origin/bin/runpath: tests/xoload/lib/origin.c $(XO_LIBDIR)/origin/lib/libxoorigin.so
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -L$(XO_LIBDIR)/origin/lib -lxoorigin -Wl,--enable-new-dtags,-rpath,'$$ORIGIN/../lib'
+$(XO_LIBDIR)/origin/bin/rpath: tests/xoload/lib/origin.c $(XO_LIBDIR)/origin/lib/libxoorigin.so
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -L$(XO_LIBDIR)/origin/lib -lxoorigin -Wl,--disable-new-dtags,-rpath,'$${ORIGIN}/../lib'
+$(XO_LIBDIR)/origin/bin/runpath-nosep: tests/xoload/lib/origin.c $(XO_LIBDIR)/origin/lib/libxoorigin.so
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -L$(XO_LIBDIR)/origin/lib -lxoorigin -Wl,-z,noseparate-code \
+		-Wl,--enable-new-dtags,-rpath,'$$ORIGIN/../lib'
+$(XO_LIBDIR)/origin/lib/libxoorigin-audit.so: tests/xoload/lib/liboriginaudit.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -DWHICH='"lib/libxoorigin-audit.so"' -o $@ $<
+$(XO_LIBDIR)/origin/decoy/libxoorigin-audit.so: tests/xoload/lib/liboriginaudit.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -DWHICH='"a decoy of the same name"' -o $@ $<
+# DT_AUDIT through $ORIGIN (review s44b: a decoy next to xoload was loaded and run).
+$(XO_LIBDIR)/origin/bin/audit: tests/xoload/lib/origin.c $(XO_LIBDIR)/origin/lib/libxoorigin.so \
+			      $(XO_LIBDIR)/origin/lib/libxoorigin-audit.so
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -L$(XO_LIBDIR)/origin/lib -lxoorigin -Wl,--enable-new-dtags,-rpath,'$$ORIGIN/../lib' \
+		-Wl,--audit,'$$ORIGIN/../lib/libxoorigin-audit.so'
+# A DT_RUNPATH of about 7.5 KB, $ORIGIN last (review s44: strings past 4 KiB were not read).
+ORIGIN_LONG := $(shell i=0; while [ $$i -lt 300 ]; do printf '/nonexistent/xoorigin%03d:' $$i; i=$$((i + 1)); done)
+$(XO_LIBDIR)/origin/bin/runpath-long: tests/xoload/lib/origin.c $(XO_LIBDIR)/origin/lib/libxoorigin.so
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -L$(XO_LIBDIR)/origin/lib -lxoorigin \
+		-Wl,--enable-new-dtags,-rpath,'$(ORIGIN_LONG)$$ORIGIN/../lib'
+$(XO_LIBDIR)/origin/bin/needed: tests/xoload/lib/origin.c $(XO_LIBDIR)/origin/lib/libxoorigin-needed.so
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(XO_LIBDIR)/origin/lib/libxoorigin-needed.so
 
 # A table in .text between two CFI-covered functions (tests/xoload/datatext.sh).
 $(XO_LIBDIR)/libdatatext.so: tests/xoload/lib/datatext.S

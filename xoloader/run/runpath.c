@@ -11,6 +11,7 @@
 #include "fmt.h"
 #include "hook.h"
 #include "net.h"
+#include "origin.h"
 #include "pkeys.h"
 #include "plancache.h"
 #include "report.h"
@@ -704,6 +705,9 @@ void map_and_protect(struct image *prog, struct plan *pplan, const struct xoc_ne
 	int rc;
 
 	if ((rc = image_map(prog, err, sizeof(err))) || (prog->has_interp && (rc = image_map(interp, err, sizeof(err)))))
+		die(rc, err);
+	/* Before ld.so reads PROG's dynamic section: it would take $ORIGIN from /proc/self/exe, xoload. */
+	if ((rc = origin_expand(prog, err, sizeof(err))))
 		die(rc, err);
 	/* ld.so's code is patched before it is made execute-only. */
 	if (hook_flags) {
