@@ -298,8 +298,9 @@ int image_map(struct image *im, char *err, size_t errlen)
 				fail(126, "%s: cannot map segment %d: %s", im->path, i, rt_strerror((int)-res));
 			if (mend > fend && (fend & (pg() - 1)))
 				rt_memzero((void *)fend, rt_page_up(fend) - fend);
-			if (p != prot)
-				rt_mprotect(rt_page_down(fend), pg(), prot);
+			/* All of it: the mapping above made every page writable, not just the last. */
+			if (p != prot && rt_mprotect(va, rt_page_up(fend) - va, prot))
+				fail(126, "%s: cannot protect segment %d", im->path, i);
 		}
 		zpage = ph->p_filesz ? rt_page_up(fend) : va;
 		if (mend > zpage) {
