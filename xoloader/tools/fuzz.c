@@ -18,7 +18,16 @@
  *     admission, then libelf + capstone);
  *   - with -D, both planners, elfplan.c (libelf) and run/rtplan.c (the
  *     minimal reader of the run-time path), which must agree exactly
- *     (plancmp.c): the differential test on malformed files.
+ *     (plancmp.c): the differential test on malformed files;
+ *   - with -O, what xoload does to PROG before ld.so runs: load.c's
+ *     image_open() and image_map(), then run/origin.c's origin_expand()
+ *     (PROG's $ORIGIN written into its dynamic strings), in a forked
+ *     child; the mutations then also hit the dynamic section (an entry's
+ *     tag or value), the dynamic string table ("$ORIGIN", "${ORIGIN}",
+ *     "$LIB", ':', '$', NUL written in), PT_DYNAMIC's fields and a
+ *     PT_LOAD's flags.  A death by signal or a status outside 0 and 126
+ *     (and 127 for a file image_open() cannot open) is a failure, as is a
+ *     refusal whose message is not one line.
  * A failure is a death by signal, a status outside the documented set
  * (xoload: 0, 126, 127; xoscan: 0, 1), more than 10 s, or an error exit of
  * xoload whose stderr is not exactly one line "xoload: ...".  The input is
@@ -51,6 +60,8 @@
 
 #include "../ref/elfplan.h"
 #include "../ref/plancmp.h"
+#include "../run/load.h"
+#include "../run/origin.h"
 #include "../run/rtplan.h"
 
 #define MAX_SEEDS 16
@@ -275,6 +286,101 @@ static void on_alarm(int sig)
 	alarmed = 1;
 }
 
+/* An allocated string table's file range (.dynstr), from the section headers; false if none. */
+static bool dynstr_at(size_t n, size_t *off, size_t *len)
+{
+	uint64_t shoff = get(n, 40, 8), i, shnum = get(n, 60, 2);
+
+	for (i = 0; i < shnum && shoff + (i + 1) * sizeof(Elf64_Shdr) <= n; i++) {
+		size_t sh = (size_t)(shoff + i * sizeof(Elf64_Shdr));
+		uint64_t o = get(n, sh + 24, 8), l = get(n, sh + 32, 8);
+
+		if (get(n, sh + 4, 4) == SHT_STRTAB && (get(n, sh + 8, 8) & SHF_ALLOC) && o < n && l && l <= n - o) {
+			*off = (size_t)o;
+			*len = (size_t)l;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* -O: one mutation of what origin_expand() reads. */
+static void mutate_origin(size_t *n)
+{
+	static const char *const piece[] = { "$ORIGIN", "${ORIGIN}", "$ORIGIN/..", "$LIB", ":", "$", "$ORIGINX", "${ORIGIN" };
+	static const int64_t tag[] = { DT_NEEDED, DT_RPATH, DT_RUNPATH, DT_AUDIT, DT_DEPAUDIT, DT_AUXILIARY, DT_FILTER,
+				       DT_STRTAB, DT_STRSZ, DT_NULL, DT_DEBUG };
+	int ip = find_phdr(*n, PT_DYNAMIC);
+	size_t off = ip >= 0 ? phdr_at(*n, (unsigned int)ip) : 0, d, l, k;
+	uint64_t dsz = off ? get(*n, off + 32, 8) : 0, doff = off ? get(*n, off + 8, 8) : 0;
+
+	switch (below(4)) {
+	case 0:	/* a dynamic entry: its tag, or its value */
+		if (!off || !dsz || doff >= *n)
+			break;
+		d = (size_t)doff + (size_t)below(dsz / 16 + 1) * 16;
+		if (below(2))
+			put(*n, d, (uint64_t)tag[below(sizeof(tag) / sizeof(tag[0]))], 8);
+		else
+			put(*n, d + 8, below(2) ? below(0x2000) : hostile(get(*n, d + 8, 8), *n), 8);
+		break;
+	case 1:	/* a piece written into .dynstr */
+		if (dynstr_at(*n, &d, &l)) {
+			const char *p = piece[below(sizeof(piece) / sizeof(piece[0]))];
+
+			k = d + (size_t)below(l);
+			if (below(4) == 0)
+				put(*n, k, 0, 1);
+			else if (k + strlen(p) <= d + l)
+				memcpy(buf + k, p, strlen(p));
+		}
+		break;
+	case 2:	/* PT_DYNAMIC's p_offset, p_vaddr or p_filesz */
+		if (off)
+			put(*n, off + 8 * (1 + below(4)), hostile(get(*n, off + 8 * (1 + below(4)), 8), *n), 8);
+		break;
+	default: {	/* a PT_LOAD's flags */
+		unsigned int phnum = (unsigned int)get(*n, 56, 2), i = (unsigned int)below(phnum);
+
+		if (phdr_at(*n, i) && get(*n, phdr_at(*n, i), 4) == PT_LOAD)
+			put(*n, phdr_at(*n, i) + 4, get(*n, phdr_at(*n, i) + 4, 4) ^ (1u << below(3)), 4);
+	}
+	}
+}
+
+/*
+ * -O: image_open(), image_map() and origin_expand() of the mutant in a
+ * forked child, which exits with their status (after writing its
+ * message, as xoload would, to @errpath).
+ */
+static int run_origin(const char *errpath)
+{
+	int st = 0;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		static struct image im;
+		char err[PATH_MAX + 400];
+		int rc;
+		FILE *f;
+
+		alarm(10);
+		rc = image_open(&im, mpath, err, sizeof(err));
+		if (!rc)
+			rc = image_map(&im, err, sizeof(err));
+		if (!rc)
+			rc = origin_expand(&im, err, sizeof(err));
+		if (rc && (f = fopen(errpath, "w"))) {
+			fprintf(f, "xoload: %s\n", err);
+			fclose(f);
+		}
+		_exit(rc);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) < 0)
+		return -1001;
+	return WIFSIGNALED(st) ? -WTERMSIG(st) : WEXITSTATUS(st);
+}
+
 /* xoload.c's main(), compiled in under this name (see the Makefile). */
 int xoload_main(int argc, char **argv, char **envp);
 static bool in_process;
@@ -345,15 +451,15 @@ static bool one_line(const char *errpath, char *first, size_t len)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: xofuzz [-x] [-D] [-n N] [-s SEED] [-i INDEX] [-o FAILDIR] [-S EVERY] XOLOAD XOSCAN SEEDFILE...\n");
+	fprintf(stderr, "usage: xofuzz [-x] [-D] [-O] [-n N] [-s SEED] [-i INDEX] [-o FAILDIR] [-S EVERY] XOLOAD XOSCAN SEEDFILE...\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	unsigned long long nmut = 10000, seed = 1, only = ~0ull, every = 4, i, failures = 0, tapn = 0;
-	unsigned long long range_failures = 0, compared = 0;
-	bool plandiff = false;
+	unsigned long long range_failures = 0, compared = 0, origin_ok = 0, origin_refused = 0;
+	bool plandiff = false, origin = false;
 	unsigned long long st_count[256] = { 0 };
 	const char *faildir = "build/fuzz-failures", *xoscan;
 	char errpath[64], first[512];
@@ -361,10 +467,11 @@ int main(int argc, char **argv)
 	int c, s;
 
 	in_process = true;
-	while ((c = getopt(argc, argv, "xDn:s:i:o:S:")) != -1) {
+	while ((c = getopt(argc, argv, "xDOn:s:i:o:S:")) != -1) {
 		switch (c) {
 		case 'x': in_process = false; break;
 		case 'D': plandiff = true; break;
+		case 'O': origin = true; break;
 		case 'n': nmut = strtoull(optarg, NULL, 0); break;
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'i': only = strtoull(optarg, NULL, 0); break;
@@ -422,8 +529,12 @@ int main(int argc, char **argv)
 		rs = seed * 0x100000001b3ull ^ (i * 0x9e3779b97f4a7c15ull);
 		memcpy(buf, sd->b, n);
 		nm = 1 + (int)below(3);
-		for (k = 0; k < nm; k++)
-			mutate(&n);
+		for (k = 0; k < nm; k++) {
+			if (origin && below(4))
+				mutate_origin(&n);
+			else
+				mutate(&n);
+		}
 		if (wfile(mpath, buf, n)) {
 			printf("not ok %llu - xoload-fuzz: cannot write %s\n", ++tapn, mpath);
 			return 1;
@@ -440,6 +551,22 @@ int main(int argc, char **argv)
 		} else if (s && !one_line(errpath, first, sizeof(first))) {
 			bad = true;
 			snprintf(why, sizeof(why), "xoload --plan: status %d but not one 'xoload: ' line on stderr ('%s')", s, first);
+		}
+		if (!bad && origin) {
+			unlink(errpath);
+			s = run_origin(errpath);
+			if (s < 0 || (s != 0 && s != 126 && s != 127)) {
+				bad = true;
+				snprintf(why, sizeof(why), "image_map() + origin_expand(): %s %d",
+					 s < 0 ? "signal" : "status", s < 0 ? -s : s);
+			} else if (s && !one_line(errpath, first, sizeof(first))) {
+				bad = true;
+				snprintf(why, sizeof(why), "origin_expand(): status %d but not one line ('%s')", s, first);
+			} else if (s == 126 && strstr(first, "$ORIGIN")) {
+				origin_refused++;
+			} else if (!s) {
+				origin_ok++;
+			}
 		}
 		if (!bad && plandiff) {
 			static struct plan pa, pb;
@@ -493,6 +620,9 @@ int main(int argc, char **argv)
 	       st_count[0], st_count[126], st_count[127], failures);
 	if (plandiff)
 		printf("# xoload-fuzz: -D: %llu mutants planned by both elfplan.c (libelf) and run/rtplan.c\n", compared);
+	if (origin)
+		printf("# xoload-fuzz: -O: %llu mutants mapped with $ORIGIN written in or not needed, %llu refused over $ORIGIN\n",
+		       origin_ok, origin_refused);
 	if (only != ~0ull && !failures)
 		printf("ok %llu - xoload-fuzz: mutant %llu: %s\n", ++tapn, only, "no crash");
 	/* Most mutants must be refused and some accepted, or the fuzzer is not reaching the parser. */
