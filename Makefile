@@ -191,6 +191,10 @@ XO_GUEST   := $(BUILD)/guest/bin/xoload $(BUILD)/guest/lib/xoplan $(BUILD)/guest
               $(patsubst tests/xoload/dyn/%.c,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/dyn/*.c)) \
               $(patsubst tests/xoload/%.sh,$(BUILD)/guest/tests/xoload/%,$(wildcard tests/xoload/*.sh))
 XO_LIBDIR  := $(BUILD)/guest/lib/xoload
+# tests/xoload/origin.sh's programs (their rules below): before XO_HELPERS, which takes its value now.
+XO_ORIGIN  := $(addprefix $(XO_LIBDIR)/origin/,bin/runpath bin/rpath bin/needed bin/runpath-nosep bin/runpath-long \
+              bin/audit lib/libxoorigin.so lib/libxoorigin-needed.so lib/libxoorigin-audit.so \
+              decoy/libxoorigin.so decoy/libxoorigin-audit.so)
 XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDIR)/libswapaudit.so $(XO_LIBDIR)/hello $(XO_LIBDIR)/hello-nosep \
               $(XO_LIBDIR)/libgap.so $(XO_LIBDIR)/gapuser \
               $(XO_LIBDIR)/hello-static $(XO_LIBDIR)/libtextrel.so $(XO_LIBDIR)/textrel-user \
@@ -287,9 +291,6 @@ $(XO_LIBDIR)/libpkrugadgets.so: tests/xoload/lib/pkrugadgets.S
 # DT_RUNPATH (also -z noseparate-code: .dynstr in the code segment),
 # DT_RPATH (--disable-new-dtags) and a DT_NEEDED name with $ORIGIN in it
 # (the library's soname), and a decoy of the library's name.
-XO_ORIGIN  := $(addprefix $(XO_LIBDIR)/origin/,bin/runpath bin/rpath bin/needed bin/runpath-nosep bin/runpath-long \
-              bin/audit lib/libxoorigin.so lib/libxoorigin-needed.so lib/libxoorigin-audit.so \
-              decoy/libxoorigin.so decoy/libxoorigin-audit.so)
 $(XO_LIBDIR)/origin/lib/libxoorigin.so: tests/xoload/lib/liborigin.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIC -shared -DWHICH='"lib/libxoorigin.so"' -o $@ $<
