@@ -1098,11 +1098,10 @@ static bool early_module(char *const *envp, char *out, const void *own)
  * prctl() or the execve() failing -- returns, and the full path does it
  * all again and says why, in the words it always had.
  */
-void run_kernel_early(int argc, char **argv, char **envp, const void *own)
+static void __attribute__((noinline)) kernel_early(int argc, char **argv, char **envp, const void *own)
 {
 	Elf64_Phdr ph[LOAD_MAX_PHNUM];
 	char path[PATH_MAX], module[PATH_MAX], audit[PATH_MAX + 16];
-	uint64_t lim[2];	/* struct rlimit: the soft limit, the hard one */
 	Elf64_Ehdr eh;
 	size_t envc = 0;
 	bool with_module, ok;
@@ -1120,14 +1119,6 @@ void run_kernel_early(int argc, char **argv, char **envp, const void *own)
 		return;
 	/* XOLOAD_CHILDREN: the full path checks its value (2 if bad), whichever mode. */
 	if ((with_module && rt_env_in(envp, "LD_AUDIT")) || rt_env_in(envp, XOLOAD_CHILDREN_ENV))
-		return;
-	/*
-	 * Its buffers (some 24 KiB, here and in early_module()) are on the
-	 * stack, where the full path keeps its own in .bss: under a small
-	 * stack limit (ulimit -s) it died of SIGSEGV where the full path ran
-	 * PROG (review s43b).  The full path runs there instead.
-	 */
-	if (rt_syscall(RT_NR_getrlimit, RT_RLIMIT_STACK, lim, 0) || lim[0] < EARLY_MIN_STACK)
 		return;
 	if (!find_prog_early(argv[2], rt_env_in(envp, "PATH"), path))
 		return;
@@ -1161,6 +1152,22 @@ void run_kernel_early(int argc, char **argv, char **envp, const void *own)
 			return;
 		rt_syscall(RT_NR_execve, path, argv + 2, env);
 	}
+}
+
+void run_kernel_early(int argc, char **argv, char **envp, const void *own)
+{
+	uint64_t lim[2];	/* struct rlimit: the soft limit, the hard one */
+
+	/*
+	 * kernel_early()'s buffers (some 24 KiB, with early_module()'s) are on
+	 * the stack, where the full path keeps its own in .bss: under a small
+	 * stack limit (ulimit -s) it died of SIGSEGV where the full path ran
+	 * PROG (review s43b).  The full path runs there instead.  Asked out
+	 * here, in a small frame: kernel_early()'s is reserved on its entry.
+	 */
+	if (rt_syscall(RT_NR_getrlimit, RT_RLIMIT_STACK, lim, 0) || lim[0] < EARLY_MIN_STACK)
+		return;
+	kernel_early(argc, argv, envp, own);
 }
 
 /*
