@@ -1158,6 +1158,9 @@ void run_kernel_early(int argc, char **argv, char **envp, const void *own)
 {
 	uint64_t lim[2];	/* struct rlimit: the soft limit, the hard one */
 
+	/* Not one of its forms: no system call (every other run of xoload comes here first). */
+	if (argc < 3 || (rt_strcmp(argv[1], "--kernel") && rt_strcmp(argv[1], "--kernel-plans")))
+		return;
 	/*
 	 * kernel_early()'s buffers (some 24 KiB, with early_module()'s) are on
 	 * the stack, where the full path keeps its own in .bss: under a small
