@@ -38,6 +38,7 @@
 #include "../rule/str.h"
 #include "fmt.h"
 #include "origin.h"
+#include "runpath.h"
 #include "sys.h"
 
 #define ORIGIN_ARENA	16384
@@ -193,18 +194,16 @@ static enum expand_fault expand(const char *s, const char *dir, const char **cop
 /*
  * What ld.so's _dl_get_origin() makes of PROG's name: the directory ("/"
  * for the root) of the link /proc/self/fd/N of the descriptor PROG is
- * open on, which names the file as /proc/self/exe names an executed one;
- * false without /proc.
+ * open on (runpath.c's fd_path()), which names the file as /proc/self/exe
+ * names an executed one; false without /proc.
  */
 static bool prog_dir(const struct image *im, char *dir)
 {
-	char fdlink[40], num[24];
 	long n;
 
-	rt_cat(fdlink, sizeof(fdlink), "/proc/self/fd/", rt_dec(num + sizeof(num) - 1, (unsigned)im->fd), NULL);
-	n = rt_syscall(RT_NR_readlink, fdlink, dir, PATH_MAX - 1);
-	if (n <= 0 || dir[0] != '/')
+	if (!fd_path(im->fd, dir))
 		return false;
+	n = (long)rt_strlen(dir);
 	while (n > 1 && dir[n - 1] != '/')
 		n--;
 	dir[n > 1 ? n - 1 : 1] = 0;
@@ -239,10 +238,10 @@ static const char *tag_name(int64_t tag)
 	return "DT_NEEDED";
 }
 
-/* Single-valued tags: ld.so keeps the last entry (elf_get_dynamic_info()'s info[tag]). */
+/* Single-valued tags, the lists: ld.so keeps the last entry (elf_get_dynamic_info()'s info[tag]). */
 static bool last_counts(int64_t tag)
 {
-	return tag == DT_RPATH || tag == DT_RUNPATH || tag == DT_AUDIT || tag == DT_DEPAUDIT;
+	return origin_kind(tag) == ORIGIN_PATH;
 }
 
 /* Dynamic entry @i of the section at @dyn_va into @d; false past what can be read. */

@@ -275,8 +275,7 @@ void open_images(struct image *prog, struct image *interp, bool need_entry)
 		dief(126, "%s: bad interpreter %s: not a shared object", prog_path, prog->interp);
 }
 
-/* What the kernel says the file open on @fd is: its absolute path, resolved. */
-static bool fd_path(int fd, char *out)
+bool fd_path(int fd, char *out)
 {
 	char fdlink[48], num[24];
 	long n;

@@ -58,6 +58,12 @@ void __attribute__((noreturn)) die_prog(int code, const char *err, bool plan_onl
 void check_children_env(void);
 /* Open PROG (@prog_path) and its interpreter, or die. */
 void open_images(struct image *prog, struct image *interp, bool need_entry);
+/*
+ * What the kernel says the file open on @fd is: its absolute path,
+ * resolved (readlink of /proc/self/fd/N) into @out (PATH_MAX); false
+ * without /proc or for a name that does not fit.
+ */
+bool fd_path(int fd, char *out);
 /* @out = DIR/@rel resolved, DIR being xoload's own directory, else @dflt. */
 void next_to_self(char *out, const char *rel, const char *dflt);
 /* The audit module for a dynamically linked PROG: readable and whole, or die; sets LD_AUDIT. */
