@@ -195,6 +195,15 @@ XO_LIBDIR  := $(BUILD)/guest/lib/xoload
 XO_ORIGIN  := $(addprefix $(XO_LIBDIR)/origin/,bin/runpath bin/rpath bin/needed bin/runpath-nosep bin/runpath-long \
               bin/audit lib/libxoorigin.so lib/libxoorigin-needed.so lib/libxoorigin-audit.so \
               decoy/libxoorigin.so decoy/libxoorigin-audit.so)
+# xoload where nobody runs it by hand, its command a symlink to it
+# (XO_SELF_PRIVATE, runpath.c's names_private_self()): bin/xoload ->
+# ../libexec/xoload, the module in lib/.  The guest's copy for
+# tests/xoload/private.sh, the bench-host build's (no protection keys) for
+# tests/host/xoload_private.sh.
+XO_PRIVATE := $(XO_LIBDIR)/private
+HB_PRIVATE := $(BUILD)/hostbench-private
+XO_PRIVATE_LAYOUT := $(XO_PRIVATE)/bin/xoload $(XO_PRIVATE)/libexec/xoload $(XO_PRIVATE)/lib/xoaudit.so
+HB_PRIVATE_LAYOUT := $(HB_PRIVATE)/bin/xoload $(HB_PRIVATE)/libexec/xoload $(HB_PRIVATE)/lib/xoaudit.so
 XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDIR)/libswapaudit.so $(XO_LIBDIR)/hello $(XO_LIBDIR)/hello-nosep \
               $(XO_LIBDIR)/libgap.so $(XO_LIBDIR)/gapuser \
               $(XO_LIBDIR)/hello-static $(XO_LIBDIR)/libtextrel.so $(XO_LIBDIR)/textrel-user \
@@ -205,7 +214,25 @@ XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDI
               $(XO_LIBDIR)/libtextrel-nobid.so $(XO_LIBDIR)/textrel-nobid-user $(XO_LIBDIR)/libcodecopy.so \
               $(XO_LIBDIR)/codecopy $(XO_LIBDIR)/denyexecmod \
               $(XO_LIBDIR)/hookthreads $(XO_LIBDIR)/libhookctor.so $(XO_LIBDIR)/hookctor \
-              $(XO_LIBDIR)/hookreenter $(XO_LIBDIR)/bigtext $(XO_ORIGIN)
+              $(XO_LIBDIR)/hookreenter $(XO_LIBDIR)/bigtext $(XO_ORIGIN) $(XO_PRIVATE_LAYOUT)
+$(XO_PRIVATE)/libexec/xoload $(HB_PRIVATE)/libexec/xoload: $(XO_LOADER) $(XO_HDRS) scripts/check-early
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) $(if $(filter $(HB_PRIVATE)/%,$@),-DXOLOAD_BENCH_NO_PKEYS) -DXO_SELF_PRIVATE $(XO_FREE_FLAGS) \
+		-o $@.tmp $(XO_LOADER)
+	@$(call check_free,$@.tmp)
+	@scripts/check-early $@.tmp
+	mv $@.tmp $@
+
+$(XO_PRIVATE)/lib/xoaudit.so $(HB_PRIVATE)/lib/xoaudit.so: $(XO_AUDIT) $(XO_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) $(if $(filter $(HB_PRIVATE)/%,$@),-DXOLOAD_BENCH_NO_PKEYS) \
+		-DXO_XOLOAD_FROM_AUDIT='"../libexec/xoload"' $(XO_AUDIT_FLAGS) -o $@.tmp $(XO_AUDIT)
+	mv $@.tmp $@
+
+$(XO_PRIVATE)/bin/xoload $(HB_PRIVATE)/bin/xoload: %/bin/xoload: | %/libexec/xoload
+	@mkdir -p $(@D)
+	ln -sfn ../libexec/xoload $@
+
 # Dynamically linked guest programs: the image has glibc's ld.so and libc.
 XO_DYN     := -Wl,-Bstatic -lcapstone -Wl,-Bdynamic
 
@@ -572,7 +599,7 @@ $(XO_SAMETEST): xoloader/tools/sametest.c xoloader/run/sameobj.c $(XO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/sametest.c xoloader/run/sameobj.c
 
-host-tools: $(BUILD)/hostbench/lib/xoaudit.so $(BUILD)/hostbench/bin/xoload $(XO_CACHETEST) $(XO_SAMETEST) $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF) $(XO_SURVEY) $(XO_DECCOV) $(XO_HSCAN) $(XO_XOPROVEN)
+host-tools: $(BUILD)/hostbench/lib/xoaudit.so $(BUILD)/hostbench/bin/xoload $(HB_PRIVATE_LAYOUT) $(XO_CACHETEST) $(XO_SAMETEST) $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF) $(XO_SURVEY) $(XO_DECCOV) $(XO_HSCAN) $(XO_XOPROVEN)
 
 # The long run: the real xoload binary executed for each mutant (-x), xoscan
 # on every 4th.  Failures are saved under build/fuzz-failures/.  xoload

@@ -13,7 +13,7 @@
 # image's, the installation's, the Debian package's) is make bench-host's
 # timing build (-DXOLOAD_BENCH_NO_PKEYS: no protection-key check), which
 # carries a mark string for this; the timing build itself, if made,
-# carries it.
+# carries it (build/hostbench and build/hostbench-private).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 xo=$top/build/guest/bin/xoload
@@ -24,7 +24,7 @@ bad= n=0
 while IFS= read -r f; do
 	n=$((n + 1))
 	case $f in
-	*/hostbench/*) grep -qaF "$mark" "$f" || bad="$bad $f (the timing build without its mark: the check cannot tell)" ;;
+	*/hostbench/* | */hostbench-private/*) grep -qaF "$mark" "$f" || bad="$bad $f (the timing build without its mark: the check cannot tell)" ;;
 	*) ! grep -qaF "$mark" "$f" || bad="$bad $f" ;;
 	esac
 done < <(find "$top/build" \( -name xoload -o -name xoaudit.so \) -type f -not -path '*/bench.d/*')

@@ -312,7 +312,7 @@ static const char *reexec_prog(void)
 static void reexec_under_xoload(void)
 {
 	static char xo[PATH_MAX_], a0[PATH_MAX_ + 16];
-	static char *av[4096];
+	static char *av[4096], *ev[4096];
 	const char *prog;
 	int n = 0, i;
 
@@ -330,7 +330,19 @@ static void reexec_under_xoload(void)
 	for (i = 1; argv[i] && n < 4095; i++)
 		av[n++] = argv[i];
 	av[n] = NULL;
-	rt_syscall(RT_NR_execve, xo, av, envp);
+	/*
+	 * Without the XOLOAD_PROG of the program that executed this one:
+	 * where xoload's own name is private (runpath.c's
+	 * names_private_self()), xoload executed by it with XOLOAD_PROG set
+	 * would take this for that program re-executing itself.
+	 */
+	for (i = 0, n = 0; envp[i] && n < 4095; i++)
+		if (rt_strncmp(envp[i], XOLOAD_PROG_ENV "=", sizeof(XOLOAD_PROG_ENV)))
+			ev[n++] = envp[i];
+	if (envp[i])
+		return;
+	ev[n] = NULL;
+	rt_syscall(RT_NR_execve, xo, av, ev);
 }
 
 /*

@@ -121,28 +121,14 @@ void (*run_warn)(const char *msg) = warn_line;
 
 /* --- finding things --------------------------------------------------------- */
 
-/*
- * A program run under xoload that re-executes itself through /proc/self/exe
- * (busybox, runc, Chromium, `os.execv('/proc/self/exe', ...)`) executes
- * xoload, the process's executable, with the program's own arguments.
- * xoload recognises that case by what the kernel put in AT_EXECFN, the
- * name passed to execve: /proc/self/exe, /proc/thread-self/exe or
- * /proc/PID/exe of this very process - a name under which nobody runs
- * xoload on purpose - and by XOLOAD_PROG, the program it stood for, which
- * it put into that program's environment.  It then runs that program
- * again, under xoload, with argv as given (argv[0] included).  Returns the
- * argv to parse instead (in @nv, room for *@argc + 4), or NULL.
- */
-char **reexec_args(int *argc, char **argv, char **nv)
+/* /proc/self/exe, /proc/thread-self/exe or /proc/PID/exe of this very process. */
+static bool names_proc_exe(const char *fn)
 {
-	const char *fn = (const char *)run_auxval(AT_EXECFN), *prog = run_env(XOLOAD_PROG_ENV), *p;
-	static char a0[PATH_MAX + 16];
+	const char *p = fn + 6;
 	char pid[32];
-	int i, k = 0;
 
-	if (!fn || !prog || *prog != '/' || rt_strncmp(fn, "/proc/", 6))
-		return NULL;
-	p = fn + 6;
+	if (rt_strncmp(fn, "/proc/", 6))
+		return false;
 	rt_fmt(pid, sizeof(pid), "%d/", (int)rt_syscall(RT_NR_getpid, 0, 0, 0));
 	if (!rt_strncmp(p, "self/", 5))
 		p += 5;
@@ -151,12 +137,44 @@ char **reexec_args(int *argc, char **argv, char **nv)
 	else if (!rt_strncmp(p, pid, rt_strlen(pid)))
 		p += rt_strlen(pid);
 	else
+		return false;
+	return !rt_strcmp(p, "exe");
+}
+
+static bool names_private_self(const char *fn);
+
+/*
+ * A program run under xoload that re-executes itself through /proc/self/exe
+ * (busybox, runc, Chromium, `os.execv('/proc/self/exe', ...)`) executes
+ * xoload, the process's executable, with the program's own arguments.
+ * xoload recognises that case by what the kernel put in AT_EXECFN, the
+ * name passed to execve: /proc/self/exe, /proc/thread-self/exe or
+ * /proc/PID/exe of this very process - a name under which nobody runs
+ * xoload on purpose - or, in an installation whose xoload is not the
+ * command (names_private_self()), that file's own name, which is what
+ * readlink() of /proc/self/exe gives (clang's -cc1, node's
+ * process.execPath); and by XOLOAD_PROG, the program it stood for, which
+ * it put into that program's environment.  It then runs that program
+ * again, under xoload, with argv as given (argv[0] included, but for
+ * xoload's private name there, which natively would have been PROG's).  Returns the
+ * argv to parse instead (in @nv, room for *@argc + 4), or NULL.
+ */
+char **reexec_args(int *argc, char **argv, char **nv)
+{
+	const char *fn = (const char *)run_auxval(AT_EXECFN), *prog = run_env(XOLOAD_PROG_ENV);
+	static char a0[PATH_MAX + 16];
+	bool private;
+	int i, k = 0;
+
+	if (!fn || !prog || *prog != '/')
 		return NULL;
-	if (rt_strcmp(p, "exe"))
+	private = !names_proc_exe(fn);
+	if (private && !names_private_self(fn))
 		return NULL;
 	nv[k++] = argv[0];
 	if (*argc > 0) {
-		rt_fmt(a0, sizeof(a0), "--argv0=%s", argv[0]);
+		/* Natively that name, readlink() of /proc/self/exe, was PROG's. */
+		rt_fmt(a0, sizeof(a0), "--argv0=%s", private && !rt_strcmp(argv[0], fn) ? prog : argv[0]);
 		nv[k++] = a0;
 	}
 	nv[k++] = "--";
@@ -437,6 +455,78 @@ static bool self_from_execfn(char *exe, const char *fn, const void *own)
 	return got == (long)sizeof(page) && !rt_memcmp(page, own, sizeof(page));
 }
 
+/*
+ * self_from_execfn() where @fn, absolute, names a symlink to xoload: the
+ * command of an installation whose xoload lies elsewhere (bin/xoload ->
+ * ../libexec/xonly/xoload, XO_SELF_PRIVATE), which the kernel followed.
+ * The link's target is joined to @fn's directory, which must be canonical
+ * itself (its "../" would otherwise mean something else), and must then
+ * be what self_from_execfn() takes.  A readlink() and an openat2() of the
+ * directory, where /proc/self/exe would cost the process's first lookup
+ * in /proc.  System calls only, as self_from_execfn().
+ */
+static bool self_from_link(char *exe, const char *fn, const void *own)
+{
+	char target[PATH_MAX], dir[PATH_MAX];
+	struct rt_open_how how;
+	size_t n = 0, i;
+	long len, fd;
+
+	if (!fn || *fn != '/' || has_dot_component(fn))
+		return false;
+	len = rt_syscall(RT_NR_readlink, fn, target, sizeof(target) - 1);
+	if (len <= 0)
+		return false;
+	target[len] = 0;
+	if (*target == '/')
+		return self_from_execfn(exe, target, own);
+	for (i = 0; fn[i]; i++)
+		if (fn[i] == '/')
+			n = i;
+	if (!n || n >= sizeof(dir))	/* a link in / itself: /proc/self/exe */
+		return false;
+	rt_strlcpy(dir, fn, n + 1);
+	open_how_no_symlinks(&how);
+	how.flags = RT_O_PATH | RT_O_DIRECTORY | RT_O_CLOEXEC;
+	fd = rt_syscall6(RT_NR_openat2, RT_AT_FDCWD, (long)dir, (long)&how, sizeof(how), 0, 0);
+	if (fd < 0)
+		return false;
+	rt_close((int)fd);
+	if (!join_below(exe, dir, target) || !self_from_execfn(dir, exe, own))
+		return false;
+	rt_strlcpy(exe, dir, PATH_MAX);
+	return true;
+}
+
+/*
+ * @fn names xoload's own file canonically, in an installation that puts
+ * xoload where nobody runs it by hand and its command, a symlink to it,
+ * on PATH (XO_SELF_PRIVATE: the Makefile's paths.h says so where
+ * XOLOAD_DIR is not BINDIR).  The kernel sets a process's /proc/self/exe
+ * to the file it executed, with symlinks resolved: PROG's names this
+ * file, and so does what a program takes for its own path from readlink()
+ * of it.  The command itself, a symlink, is no such name; elsewhere (a
+ * build tree, xoload itself in bin/) xoload's name is the command's, and
+ * a program that executes it runs xoload (xoload(1)).
+ */
+static bool names_private_self(const char *fn)
+{
+#ifdef XO_SELF_PRIVATE
+	char exe[PATH_MAX];
+
+	return self_from_execfn(exe, fn, &__ehdr_start);
+#else
+	(void)fn;
+	return false;
+#endif
+}
+
+/* xoload's own file by the name it was executed by, or by the symlink that name is: see both. */
+static bool self_from_name(char *exe, const char *fn, const void *own)
+{
+	return self_from_execfn(exe, fn, own) || self_from_link(exe, fn, own);
+}
+
 /* The directory of @exe (absolute), in place: "/xoload" gives "/"; false without a slash. */
 static bool dir_of(char *exe)
 {
@@ -462,7 +552,7 @@ static bool next_to_execfn(char *out, char *exe, const char *rel, const char *fn
 {
 	char dir[PATH_MAX];
 
-	if (!self_from_execfn(exe, fn, own))
+	if (!self_from_name(exe, fn, own))
 		return false;
 	rt_strlcpy(dir, exe, sizeof(dir));
 	return dir_of(dir) && join_below(out, dir, rel) && !rt_syscall(RT_NR_access, out, RT_R_OK, 0);
@@ -484,7 +574,7 @@ void next_to_self(char *out, const char *rel, const char *dflt)
 	char exe[PATH_MAX], cand[PATH_MAX];
 	long n;
 
-	if (!self_from_execfn(exe, (const char *)run_auxval(AT_EXECFN), &__ehdr_start)) {
+	if (!self_from_name(exe, (const char *)run_auxval(AT_EXECFN), &__ehdr_start)) {
 		n = rt_syscall(RT_NR_readlink, "/proc/self/exe", exe, sizeof(exe) - 1);
 		if (n <= 0) {
 			rt_strlcpy(out, dflt, PATH_MAX);

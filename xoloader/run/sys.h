@@ -53,6 +53,8 @@
 
 #define RT_O_RDONLY		0
 #define RT_O_CLOEXEC		02000000
+#define RT_O_DIRECTORY		0200000
+#define RT_O_PATH		010000000
 #define RT_O_NONBLOCK		04000
 #define RT_O_NOCTTY		0400
 #define RT_PROT_READ		1
