@@ -677,10 +677,15 @@ MANDIR      ?= $(DATAROOTDIR)/man
 INCLUDEDIR  ?= $(PREFIX)/include
 DESTDIR     ?=
 XO_MODDIR   := $(LIBDIR)/xonly
-# Where the real xoload and xoscan go: the relative paths below follow.  (A
-# layout with xoload in $(LIBEXECDIR)/xonly and a symlink in BINDIR: set
-# XOLOAD_DIR so, and add a "link" row for $(BINDIR)/xoload to the table.)
-XOLOAD_DIR  := $(BINDIR)
+# Where the real xoload and xoscan go: the relative paths below follow.
+# xoload lies in $(LIBEXECDIR)/xonly, its command in BINDIR is a symlink to
+# it: a process's /proc/self/exe names the real file, a name nobody types,
+# so that xoload can tell a program re-executing itself by that name
+# (clang, node's child_process.fork) from a user running xoload
+# (XO_SELF_PRIVATE in paths.h; xoloader/README.md, "Re-exec through
+# /proc/self/exe").  XOLOAD_DIR=$(BINDIR) puts the file there instead,
+# without that.
+XOLOAD_DIR  ?= $(LIBEXECDIR)/xonly
 XOSCAN_DIR  := $(BINDIR)
 # xoplan: what xoload executes for --plan, --report and --scan; no command.
 XOPLAN_DIR  := $(LIBEXECDIR)/xonly
@@ -688,6 +693,9 @@ XOPLAN_DIR  := $(LIBEXECDIR)/xonly
 # nothing that is already built for the layout.
 XO_LAYOUT   := $(shell printf '%s\n' '$(XOLOAD_DIR)' '$(XOSCAN_DIR)' '$(XO_MODDIR)' '$(XOPLAN_DIR)' | md5sum | cut -c1-12)
 INST        := $(BUILD)/inst/$(XO_LAYOUT)
+
+# The relative path from directory $(1) to file $(2).
+relpath = $(shell realpath -m --relative-to='$(1)' '$(2)')
 
 # THE list of installed files, one a line: MODE SOURCE DESTINATION.  MODE is
 # an octal mode for `install -m`, "link" for a symlink DESTINATION ->
@@ -698,6 +706,7 @@ INST        := $(BUILD)/inst/$(XO_LAYOUT)
 # `make install-list` (tests/host/install.sh) and `make deb` all read it.
 INSTALL_TABLE := \
   755  $(INST)/xoload                $(XOLOAD_DIR)/xoload \
+  $(if $(filter-out $(BINDIR),$(XOLOAD_DIR)),link $(call relpath,$(BINDIR),$(XOLOAD_DIR)/xoload) $(BINDIR)/xoload) \
   755  $(INST)/xoplan                $(XOPLAN_DIR)/xoplan \
   755  $(BUILD)/guest/lib/xoplan-proven $(XOPLAN_DIR)/xoplan-proven \
   755  $(BUILD)/guest/bin/xoscan     $(XOSCAN_DIR)/xoscan \
@@ -717,8 +726,6 @@ install_srcs = $(if $(1),$(if $(filter link so,$(word 1,$(1))),,$(word 2,$(1))) 
                $(call install_srcs,$(wordlist 4,$(words $(1)),$(1))))
 INSTALL_SRC := $(call install_srcs,$(INSTALL_TABLE))
 MAN_PAGES   := $(filter %.1 %.2 %.7,$(INSTALL_SRC))
-# The relative path from directory $(1) to file $(2).
-relpath = $(shell realpath -m --relative-to='$(1)' '$(2)')
 
 $(INST)/paths.h: Makefile
 	@mkdir -p $(@D)
@@ -731,7 +738,8 @@ $(INST)/paths.h: Makefile
 	   echo '#define XO_XOSCAN_FROM_XOPLAN "$(call relpath,$(XOPLAN_DIR),$(XOSCAN_DIR)/xoscan)"'; \
 	   echo '#define XOLOAD_XOPLAN_DEFAULT "$(XOPLAN_DIR)/xoplan"'; \
 	   echo '#define XOLOAD_AUDIT_DEFAULT "$(XO_MODDIR)/xoaudit.so"'; \
-	   echo '#define XOLOAD_XOSCAN_DEFAULT "$(XOSCAN_DIR)/xoscan"'; } >$@
+	   echo '#define XOLOAD_XOSCAN_DEFAULT "$(XOSCAN_DIR)/xoscan"'; \
+	   $(if $(filter-out $(BINDIR),$(XOLOAD_DIR)),echo '#define XO_SELF_PRIVATE 1';) } >$@
 
 # Installed builds get Debian's hardening flags (dpkg-buildflags).
 HARDEN_CFLAGS  := -D_FORTIFY_SOURCE=2 -fstack-protector-strong

@@ -52,7 +52,7 @@ ok $? "triggers: interest-noawait only, on the library and program directories${
 
 grep -qx 'XOLOAD=/usr/bin/xoload' "$x/ctl/postinst" && grep -qx 'CACHE=/var/cache/xonly/plans' "$x/ctl/postinst" &&
 	grep -qx 'CACHE=/var/cache/xonly' "$x/ctl/postrm" && dpkg-deb -c "$deb" >"$x/list" &&
-	grep -q ' \./usr/bin/xoload$' "$x/list" &&
+	grep -q ' \./usr/bin/xoload -> \.\./libexec/xonly/xoload$' "$x/list" &&
 	[ -x "$root/usr/bin/xoload" ]
 ok $? "the scripts run the package's /usr/bin/xoload on /var/cache/xonly/plans"
 c=$x/var/cache/xonly/plans

@@ -50,12 +50,24 @@ done
 # xoload's --help names where it looks for the module, relative to itself.
 rel=$("$bin/xoload" --help | tr -s ' \n' ' ' | grep -o 'default: [^ ]*xoaudit\.so' | head -n 1)
 rel=${rel##* }
-[ "$rel" = ../lib/xonly/xoaudit.so ] && [ -f "$bin/$rel" ]
+libexec=$d/usr/local/libexec/xonly
+[ "$rel" = ../../lib/xonly/xoaudit.so ] && [ -f "$libexec/$rel" ]
 ok $? "xoload looks for its module at $rel from its directory, where make install put it"
 # ... and the module for xoload and xoscan, relative to itself.
-back=$(strings "$lib/xoaudit.so" | grep -E '^/?\.\./.*bin/xo(load|scan)$' | sed 's|^/||' | sort | tr '\n' ' ')
-[ "$back" = "../../bin/xoload ../../bin/xoscan " ] && [ -x "$lib/../../bin/xoload" ] && [ -x "$lib/../../bin/xoscan" ]
+back=$(strings "$lib/xoaudit.so" | grep -E '^/?\.\./.*/xo(load|scan)$' | sed 's|^/||' | sort | tr '\n' ' ')
+[ "$back" = "../../bin/xoscan ../../libexec/xonly/xoload " ] && [ -x "$lib/../../libexec/xonly/xoload" ] &&
+	[ -x "$lib/../../bin/xoscan" ]
 ok $? "the module finds xoload and xoscan at ${back:-nothing} from its directory"
+# The command is a symlink to the real file in libexec, whose name only a
+# program re-executing itself uses (readlink of /proc/self/exe): there
+# xoload runs XOLOAD_PROG again (0, or 126 on a CPU without protection
+# keys), where by the command it takes "child" for PROG (127).
+[ "$(readlink "$bin/xoload")" = ../libexec/xonly/xoload ]
+ok $? "bin/xoload is a symlink to ../libexec/xonly/xoload ($(readlink "$bin/xoload"))"
+XOLOAD_PROG=/usr/bin/true "$libexec/xoload" child >"$tmp/re" 2>&1; st=$?
+XOLOAD_PROG=/usr/bin/true "$bin/xoload" child >"$tmp/cmd" 2>&1; cst=$?
+{ [ "$st" = 0 ] || { [ "$st" = 126 ] && grep -q 'no protection keys' "$tmp/re"; }; } && [ "$cst" = 127 ]
+ok $? "the real file's name with XOLOAD_PROG set runs that program again (status $st: $(head -c 120 "$tmp/re")), the command does not (status $cst)"
 
 # xoload --plan --scan finds xoscan next to its resolved self: run it
 # through a symlink elsewhere, then with the whole tree moved.
