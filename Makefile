@@ -217,7 +217,7 @@ XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDI
               $(XO_LIBDIR)/hookreenter $(XO_LIBDIR)/bigtext $(XO_ORIGIN) $(XO_PRIVATE_LAYOUT)
 $(XO_PRIVATE)/libexec/xoload $(HB_PRIVATE)/libexec/xoload: $(XO_LOADER) $(XO_HDRS) scripts/check-early
 	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) $(if $(filter $(HB_PRIVATE)/%,$@),-DXOLOAD_BENCH_NO_PKEYS) -DXO_SELF_PRIVATE $(XO_FREE_FLAGS) \
+	$(CC) $(XO_CFLAGS) $(if $(filter $(HB_PRIVATE)/%,$@),-DXOLOAD_BENCH_NO_PKEYS) -DXO_SELF_PRIVATE='"/libexec/xoload"' $(XO_FREE_FLAGS) \
 		-o $@.tmp $(XO_LOADER)
 	@$(call check_free,$@.tmp)
 	@scripts/check-early $@.tmp
@@ -685,7 +685,11 @@ XO_MODDIR   := $(LIBDIR)/xonly
 # (XO_SELF_PRIVATE in paths.h; xoloader/README.md, "Re-exec through
 # /proc/self/exe").  XOLOAD_DIR=$(BINDIR) puts the file there instead,
 # without that.
-XOLOAD_DIR  ?= $(LIBEXECDIR)/xonly
+XOLOAD_DIR  := $(LIBEXECDIR)/xonly
+# Not BINDIR (compared as absolute paths: "$(BINDIR)/" is BINDIR): the end
+# of the real file's name, which only a re-exec uses (runpath.c).
+XO_SELF_TAIL := $(if $(filter-out $(abspath $(BINDIR)),$(abspath $(XOLOAD_DIR))),$(strip \
+                /$(notdir $(patsubst %/,%,$(dir $(abspath $(XOLOAD_DIR)))))/$(notdir $(abspath $(XOLOAD_DIR)))/xoload))
 XOSCAN_DIR  := $(BINDIR)
 # xoplan: what xoload executes for --plan, --report and --scan; no command.
 XOPLAN_DIR  := $(LIBEXECDIR)/xonly
@@ -706,7 +710,7 @@ relpath = $(shell realpath -m --relative-to='$(1)' '$(2)')
 # `make install-list` (tests/host/install.sh) and `make deb` all read it.
 INSTALL_TABLE := \
   755  $(INST)/xoload                $(XOLOAD_DIR)/xoload \
-  $(if $(filter-out $(BINDIR),$(XOLOAD_DIR)),link $(call relpath,$(BINDIR),$(XOLOAD_DIR)/xoload) $(BINDIR)/xoload) \
+  $(if $(XO_SELF_TAIL),link $(call relpath,$(BINDIR),$(XOLOAD_DIR)/xoload) $(BINDIR)/xoload) \
   755  $(INST)/xoplan                $(XOPLAN_DIR)/xoplan \
   755  $(BUILD)/guest/lib/xoplan-proven $(XOPLAN_DIR)/xoplan-proven \
   755  $(BUILD)/guest/bin/xoscan     $(XOSCAN_DIR)/xoscan \
@@ -739,7 +743,7 @@ $(INST)/paths.h: Makefile
 	   echo '#define XOLOAD_XOPLAN_DEFAULT "$(XOPLAN_DIR)/xoplan"'; \
 	   echo '#define XOLOAD_AUDIT_DEFAULT "$(XO_MODDIR)/xoaudit.so"'; \
 	   echo '#define XOLOAD_XOSCAN_DEFAULT "$(XOSCAN_DIR)/xoscan"'; \
-	   $(if $(filter-out $(BINDIR),$(XOLOAD_DIR)),echo '#define XO_SELF_PRIVATE 1';) } >$@
+	   $(if $(XO_SELF_TAIL),echo '#define XO_SELF_PRIVATE "$(XO_SELF_TAIL)"';) } >$@
 
 # Installed builds get Debian's hardening flags (dpkg-buildflags).
 HARDEN_CFLAGS  := -D_FORTIFY_SOURCE=2 -fstack-protector-strong

@@ -63,6 +63,42 @@ out=$(XOLOAD_CHILDREN=reexec $xo /bin/sh -c "$selfexec child where" 2>&1); st=$?
 [ "$st" = 3 ] && [ "$out" = "$(printf 'selfexec child: where\nunder xoload: yes')" ]
 ok $? "XOLOAD_CHILDREN=reexec: the module re-executes a child by the real file's name, and the child runs, not PROG (status $st: $(one "$out"))"
 
+# Review s45: xoload run by the real file's name under xoload looped until
+# its stack overflowed; a copy, hard link or bind mount of the real file
+# under another name (one on PATH) took every nested use for a re-exec.
+out=$($xo "$hbp/libexec/xoload" /usr/bin/printf '%s\n' inner 2>&1); st=$?
+[ "$st" = 0 ] && [ "$out" = inner ]
+ok $? "xoload run by the real file's name as PROG runs its own PROG, no loop (status $st: $(one "$out"))"
+cp -a "$hbp" "$tmp/p"
+mkdir -p "$tmp/cp/bin" "$tmp/cp/lib"
+cp "$hbp/libexec/xoload" "$tmp/cp/bin/xoload"
+cp "$hbp/lib/xoaudit.so" "$tmp/cp/lib/"
+out=$("$tmp/cp/bin/xoload" /bin/sh -c "$tmp/cp/bin/xoload /usr/bin/printf '%s\n' copy" 2>&1); st=$?
+[ "$st" = 0 ] && [ "$out" = copy ]
+ok $? "a copy of the real file in a bin/: a nested use is xoload, not a re-exec (status $st: $(one "$out"))"
+ln "$tmp/p/libexec/xoload" "$tmp/p/bin/xo-hard"
+out=$("$tmp/p/bin/xoload" /bin/sh -c "$tmp/p/bin/xo-hard /usr/bin/printf '%s\n' hard" 2>&1); st=$?
+[ "$st" = 0 ] && [ "$out" = hard ]
+ok $? "a hard link of the real file by another name: the same (status $st: $(one "$out"))"
+ln -s "$selfexec" "$tmp/alias"
+out=$($xo "$tmp/alias" target argv0 2>&1); st=$?
+[ "$st" = 3 ] && echo "$out" | grep -qx "argv\[0\]: $(readlink -f "$selfexec")"
+ok $? "PROG named through a symlink: argv[0] is its resolved path, as readlink() gives natively (status $st: $(one "$out"))"
+# The command, a symlink, costs no more stack than the real file (review
+# s45: self_from_link() took 8 KiB more, and the full path died at 16 and
+# 20 KiB where the real file ran).  linux64 -R: no random stack offset.
+small() { env -i XOLOAD_NO_CACHE=1 PATH=/usr/bin:/bin sh -c "ulimit -s $1; exec busybox linux64 -R $2 /usr/bin/true" >/dev/null 2>&1; echo $?; }
+if command -v busybox >/dev/null; then
+	min=
+	for s in 12 14 16 18 20 24 28; do
+		[ "$(small $s "$hbp/libexec/xoload")" = 0 ] && { min=$s; break; }
+	done
+	[ -n "$min" ] && [ "$(small "$min" "$xo")" = 0 ]
+	ok $? "the command runs PROG with the stack the real file needs (${min:-more than 28} KiB)"
+else
+	skip "no busybox" "the command runs PROG with the stack the real file needs"
+fi
+
 ln -s "$hbp/bin" "$tmp/bin"
 out=$("$tmp/bin/xoload" /usr/bin/env 2>&1); st=$?
 [ "$st" = 0 ] && echo "$out" | grep -qx "LD_AUDIT=$module"

@@ -308,11 +308,23 @@ static const char *reexec_prog(void)
 	return exe;
 }
 
+/* Every "@prefix..." entry out of the environment, in place. */
+static void drop_env(const char *prefix)
+{
+	size_t n = rt_strlen(prefix);
+	char **r, **w;
+
+	for (r = w = envp; *r; r++)
+		if (rt_strncmp(*r, prefix, n))
+			*w++ = *r;
+	*w = NULL;
+}
+
 /* Re-run this process under xoload; returns only if that is impossible. */
 static void reexec_under_xoload(void)
 {
 	static char xo[PATH_MAX_], a0[PATH_MAX_ + 16];
-	static char *av[4096], *ev[4096];
+	static char *av[4096];
 	const char *prog;
 	int n = 0, i;
 
@@ -331,18 +343,15 @@ static void reexec_under_xoload(void)
 		av[n++] = argv[i];
 	av[n] = NULL;
 	/*
-	 * Without the XOLOAD_PROG of the program that executed this one:
-	 * where xoload's own name is private (runpath.c's
-	 * names_private_self()), xoload executed by it with XOLOAD_PROG set
-	 * would take this for that program re-executing itself.
+	 * Without the XOLOAD_PROG of the program that executed this one
+	 * (taken out of the environment in place, as LD_AUDIT is below: if
+	 * the execve() fails this runs in place without it): where xoload's
+	 * own name is private (runpath.c's names_private_self()), xoload
+	 * executed by it with XOLOAD_PROG set would take this for that
+	 * program re-executing itself.
 	 */
-	for (i = 0, n = 0; envp[i] && n < 4095; i++)
-		if (rt_strncmp(envp[i], XOLOAD_PROG_ENV "=", sizeof(XOLOAD_PROG_ENV)))
-			ev[n++] = envp[i];
-	if (envp[i])
-		return;
-	ev[n] = NULL;
-	rt_syscall(RT_NR_execve, xo, av, ev);
+	drop_env(XOLOAD_PROG_ENV "=");
+	rt_syscall(RT_NR_execve, xo, av, envp);
 }
 
 /*
@@ -378,16 +387,6 @@ static void protect_child(void)
 		reexec_under_xoload();
 }
 
-static void drop_ld_audit(void)
-{
-	char **r, **w;
-
-	for (r = w = envp; *r; r++)
-		if (rt_strncmp(*r, "LD_AUDIT=", 9))
-			*w++ = *r;
-	*w = NULL;
-}
-
 /* The first callback with a link map: set up from the initial stack, confirm the gate. */
 static void start(struct link_map *map)
 {
@@ -408,7 +407,7 @@ static void start(struct link_map *map)
 	if (!flags && !kernel_mode)
 		protect_child();
 	if (flags & XOF_NO_INHERIT)
-		drop_ld_audit();
+		drop_env("LD_AUDIT=");
 	if ((flags & XOF_SCAN) && self_path()[0])
 		scan(self_path(), "[xoload runtime] ");	/* the only object of its namespace */
 	/* The preloader's PROG and ld.so (xoload.h): recorded before this module existed. */

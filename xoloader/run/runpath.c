@@ -19,7 +19,6 @@
 #include "sys.h"
 #include "xonly/uapi.h"
 
-#define RT_O_PATH	010000000
 #define PR_SET_NAME_	15
 /* glibc's elf/dl-load.c: ld.so ignores an LD_AUDIT or LD_PRELOAD entry this long or longer. */
 #define LDSO_SECURE_NAME_LIMIT	255u
@@ -142,6 +141,8 @@ static bool names_proc_exe(const char *fn)
 }
 
 static bool names_private_self(const char *fn);
+static bool is_xoload(const char *path);
+static bool resolve(const char *path, char *out, bool readable);
 
 /*
  * A program run under xoload that re-executes itself through /proc/self/exe
@@ -169,12 +170,16 @@ char **reexec_args(int *argc, char **argv, char **nv)
 	if (!fn || !prog || *prog != '/')
 		return NULL;
 	private = !names_proc_exe(fn);
-	if (private && !names_private_self(fn))
+	/* PROG was xoload run by that name ("xoload /usr/libexec/xonly/xoload PROG"): no loop (review s45). */
+	if (private && (!names_private_self(fn) || is_xoload(prog)))
 		return NULL;
 	nv[k++] = argv[0];
 	if (*argc > 0) {
-		/* Natively that name, readlink() of /proc/self/exe, was PROG's. */
-		rt_fmt(a0, sizeof(a0), "--argv0=%s", private && !rt_strcmp(argv[0], fn) ? prog : argv[0]);
+		/* Natively that name, readlink() of /proc/self/exe, was PROG's, resolved. */
+		static char real[PATH_MAX];
+		bool mine = private && !rt_strcmp(argv[0], fn);
+
+		rt_fmt(a0, sizeof(a0), "--argv0=%s", !mine ? argv[0] : resolve(prog, real, false) ? real : prog);
 		nv[k++] = a0;
 	}
 	nv[k++] = "--";
@@ -256,9 +261,10 @@ int find_prog(const char *name, char *out, char *err, size_t errlen)
  * PROG cannot be run.  Under a program that xoload runs (XOLOAD_PROG in
  * the environment), the likely cause is that program executing the target
  * of /proc/self/exe, which is xoload, with its own arguments: node's
- * child_process.fork() runs process.execPath SCRIPT.  xoload cannot tell
- * that from a deliberate "xoload ARGS" (reexec_args() knows only the
- * /proc names), so it says what to do instead.
+ * child_process.fork() runs process.execPath SCRIPT.  Where xoload is the
+ * command itself, it cannot tell that from a deliberate "xoload ARGS"
+ * (reexec_args() knows the /proc names, and the real file's where it is
+ * not the command), so it says what to do instead.
  */
 void die_prog(int code, const char *err, bool plan_only)
 {
@@ -403,6 +409,26 @@ static void open_how_no_symlinks(struct rt_open_how *how)
 }
 
 /*
+ * @path (absolute), opened with no symlink anywhere in it, is xoload: its
+ * first page, read into @page (RT_PAGE_SIZE bytes, the caller's: the
+ * stack is small), is ours, @own, byte for byte.  The first page is the
+ * first PT_LOAD's (offset 0, read-only: relocation does not write it).
+ */
+static bool is_own_file(const char *path, void *page, const void *own)
+{
+	struct rt_open_how how;
+	long fd, got;
+
+	open_how_no_symlinks(&how);
+	fd = rt_syscall6(RT_NR_openat2, RT_AT_FDCWD, (long)path, (long)&how, sizeof(how), 0, 0);
+	if (fd < 0)
+		return false;
+	got = rt_pread((int)fd, page, RT_PAGE_SIZE, 0);
+	rt_close((int)fd);
+	return got == RT_PAGE_SIZE && !rt_memcmp(page, own, RT_PAGE_SIZE);
+}
+
+/*
  * xoload's own file by the name execve() was given (@fn, AT_EXECFN), made
  * absolute with the working directory, which nothing has changed since:
  * into @exe, true, when that name is what /proc/self/exe would give (its
@@ -424,10 +450,8 @@ static void open_how_no_symlinks(struct rt_open_how *how)
  */
 static bool self_from_execfn(char *exe, const char *fn, const void *own)
 {
-	struct rt_open_how how;
 	unsigned char page[RT_PAGE_SIZE];
 	size_t n = 0;
-	long fd, got;
 
 	if (!fn || !*fn)
 		return false;
@@ -445,14 +469,7 @@ static bool self_from_execfn(char *exe, const char *fn, const void *own)
 	if (n + rt_strlen(fn) + 1 > PATH_MAX)
 		return false;
 	rt_strlcpy(exe + n, fn, PATH_MAX - n);
-	open_how_no_symlinks(&how);
-	fd = rt_syscall6(RT_NR_openat2, RT_AT_FDCWD, (long)exe, (long)&how, sizeof(how), 0, 0);
-	if (fd < 0)
-		return false;
-	/* The first page is the first PT_LOAD's (offset 0, read-only: relocation does not write it). */
-	got = rt_pread((int)fd, page, sizeof(page), 0);
-	rt_close((int)fd);
-	return got == (long)sizeof(page) && !rt_memcmp(page, own, sizeof(page));
+	return is_own_file(exe, page, own);
 }
 
 /*
@@ -467,58 +484,92 @@ static bool self_from_execfn(char *exe, const char *fn, const void *own)
  */
 static bool self_from_link(char *exe, const char *fn, const void *own)
 {
-	char target[PATH_MAX], dir[PATH_MAX];
 	struct rt_open_how how;
+	char path[PATH_MAX];
 	size_t n = 0, i;
+	const char *t = exe;
 	long len, fd;
 
 	if (!fn || *fn != '/' || has_dot_component(fn))
 		return false;
-	len = rt_syscall(RT_NR_readlink, fn, target, sizeof(target) - 1);
+	/*
+	 * One buffer of our own, as the stack may be small (review s45): the
+	 * target goes into @exe, the result's place, the joined name into
+	 * @path, then into @exe, and @path takes the first page.
+	 */
+	len = rt_syscall(RT_NR_readlink, fn, exe, PATH_MAX - 1);
 	if (len <= 0)
 		return false;
-	target[len] = 0;
-	if (*target == '/')
-		return self_from_execfn(exe, target, own);
+	exe[len] = 0;
+	if (*exe == '/')
+		return !has_dot_component(exe) && is_own_file(exe, path, own);
 	for (i = 0; fn[i]; i++)
 		if (fn[i] == '/')
 			n = i;
-	if (!n || n >= sizeof(dir))	/* a link in / itself: /proc/self/exe */
+	if (!n || n >= sizeof(path))	/* a link in / itself: /proc/self/exe */
 		return false;
-	rt_strlcpy(dir, fn, n + 1);
+	rt_strlcpy(path, fn, n + 1);
 	open_how_no_symlinks(&how);
 	how.flags = RT_O_PATH | RT_O_DIRECTORY | RT_O_CLOEXEC;
-	fd = rt_syscall6(RT_NR_openat2, RT_AT_FDCWD, (long)dir, (long)&how, sizeof(how), 0, 0);
+	fd = rt_syscall6(RT_NR_openat2, RT_AT_FDCWD, (long)path, (long)&how, sizeof(how), 0, 0);
 	if (fd < 0)
 		return false;
 	rt_close((int)fd);
-	if (!join_below(exe, dir, target) || !self_from_execfn(dir, exe, own))
+	/* As join_below(): the directories the target's "../" take off, then the rest. */
+	while (!rt_strncmp(t, "../", 3)) {
+		while (n > 0 && path[n - 1] != '/')
+			n--;
+		if (n > 1)
+			n--;
+		t += 3;
+	}
+	if (has_dot_component(t) || n + 1 + rt_strlen(t) + 1 > sizeof(path))
 		return false;
-	rt_strlcpy(exe, dir, PATH_MAX);
-	return true;
+	if (n > 1)
+		path[n++] = '/';
+	rt_strlcpy(path + n, t, sizeof(path) - n);
+	rt_strlcpy(exe, path, PATH_MAX);
+	return is_own_file(exe, path, own);
 }
 
 /*
  * @fn names xoload's own file canonically, in an installation that puts
  * xoload where nobody runs it by hand and its command, a symlink to it,
- * on PATH (XO_SELF_PRIVATE: the Makefile's paths.h says so where
- * XOLOAD_DIR is not BINDIR).  The kernel sets a process's /proc/self/exe
- * to the file it executed, with symlinks resolved: PROG's names this
- * file, and so does what a program takes for its own path from readlink()
- * of it.  The command itself, a symlink, is no such name; elsewhere (a
- * build tree, xoload itself in bin/) xoload's name is the command's, and
- * a program that executes it runs xoload (xoload(1)).
+ * on PATH (XO_SELF_PRIVATE, the Makefile's paths.h: the end of the real
+ * file's name, "/libexec/xonly/xoload").  The kernel sets a process's
+ * /proc/self/exe to the file it executed, symlinks resolved: PROG's names
+ * this file, and so does what a program takes for its own path from
+ * readlink() of it.  The command, a symlink, is no such name, nor is a
+ * copy, a hard link or a bind mount of the file under another name
+ * (review s45: under one on PATH, a nested xoload would run the wrong
+ * program).  Elsewhere (a build tree, xoload itself in bin/) xoload's
+ * name is the command's, and a program that executes it runs xoload
+ * (xoload(1)).
  */
 static bool names_private_self(const char *fn)
 {
 #ifdef XO_SELF_PRIVATE
-	char exe[PATH_MAX];
+	static char exe[PATH_MAX];
+	size_t n = rt_strlen(fn), t = sizeof(XO_SELF_PRIVATE) - 1;
 
-	return self_from_execfn(exe, fn, &__ehdr_start);
+	return n > t && !rt_strcmp(fn + n - t, XO_SELF_PRIVATE) && self_from_execfn(exe, fn, &__ehdr_start);
 #else
 	(void)fn;
 	return false;
 #endif
+}
+
+/* @path is xoload itself (its first page ours), where PROG would be: "xoload xoload PROG". */
+static bool is_xoload(const char *path)
+{
+	static unsigned char page[RT_PAGE_SIZE];
+	long fd = rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK | RT_O_NOCTTY), got;
+
+	if (fd < 0)
+		return false;
+	got = rt_pread((int)fd, page, sizeof(page), 0);
+	rt_close((int)fd);
+	return got == (long)sizeof(page) && !rt_memcmp(page, &__ehdr_start, sizeof(page));
 }
 
 /* xoload's own file by the name it was executed by, or by the symlink that name is: see both. */
@@ -1243,6 +1294,27 @@ static void __attribute__((noinline)) kernel_early(int argc, char **argv, char *
 	}
 }
 
+/*
+ * How much of the stack the process has used at @sp: from AT_EXECFN's
+ * string, the last the kernel put at the top, down to @sp; the arguments
+ * and the environment count against the limit too (review s45: some 40
+ * KB of environment under a 64 KiB limit crashed the early path, which
+ * had looked at the limit alone).  The random gap above that string is
+ * left to EARLY_MIN_STACK's margin.  All of it, where the vector has no
+ * AT_EXECFN: the full path then.
+ */
+static uint64_t stack_used(char **envp, const void *sp)
+{
+	const Elf64_auxv_t *a;
+
+	while (*envp)
+		envp++;
+	for (a = (const Elf64_auxv_t *)(envp + 1); a->a_type != AT_NULL; a++)
+		if (a->a_type == AT_EXECFN && a->a_un.a_val > (uint64_t)sp)
+			return a->a_un.a_val - (uint64_t)sp;
+	return ~0ull >> 1;
+}
+
 void run_kernel_early(int argc, char **argv, char **envp, const void *own)
 {
 	uint64_t lim[2];	/* struct rlimit: the soft limit, the hard one */
@@ -1257,7 +1329,7 @@ void run_kernel_early(int argc, char **argv, char **envp, const void *own)
 	 * PROG (review s43b).  The full path runs there instead.  Asked out
 	 * here, in a small frame: kernel_early()'s is reserved on its entry.
 	 */
-	if (rt_syscall(RT_NR_getrlimit, RT_RLIMIT_STACK, lim, 0) || lim[0] < EARLY_MIN_STACK)
+	if (rt_syscall(RT_NR_getrlimit, RT_RLIMIT_STACK, lim, 0) || lim[0] < stack_used(envp, lim) + EARLY_MIN_STACK)
 		return;
 	kernel_early(argc, argv, envp, own);
 }
