@@ -686,10 +686,13 @@ XO_MODDIR   := $(LIBDIR)/xonly
 # /proc/self/exe").  XOLOAD_DIR=$(BINDIR) puts the file there instead,
 # without that.
 XOLOAD_DIR  := $(LIBEXECDIR)/xonly
-# Not BINDIR (compared as absolute paths: "$(BINDIR)/" is BINDIR): the end
-# of the real file's name, which only a re-exec uses (runpath.c).
-XO_SELF_TAIL := $(if $(filter-out $(abspath $(BINDIR)),$(abspath $(XOLOAD_DIR))),$(strip \
-                /$(notdir $(patsubst %/,%,$(dir $(abspath $(XOLOAD_DIR)))))/$(notdir $(abspath $(XOLOAD_DIR)))/xoload))
+# Not BINDIR (compared as realpath -m gives them, as relpath does:
+# "$(BINDIR)/" and a BINDIR reached through a symlink are BINDIR): the end
+# of the real file's name, its last two directories, which only a re-exec
+# uses (runpath.c's names_private_self()).
+xo_real      = $(shell realpath -m '$(1)')
+XO_SELF_TAIL := $(if $(filter-out $(call xo_real,$(BINDIR)),$(call xo_real,$(XOLOAD_DIR))),$(subst //,/,$(subst //,/,$(strip \
+                /$(notdir $(patsubst %/,%,$(dir $(call xo_real,$(XOLOAD_DIR)))))/$(notdir $(call xo_real,$(XOLOAD_DIR)))/xoload))))
 XOSCAN_DIR  := $(BINDIR)
 # xoplan: what xoload executes for --plan, --report and --scan; no command.
 XOPLAN_DIR  := $(LIBEXECDIR)/xonly

@@ -69,7 +69,18 @@ XOLOAD_PROG=/usr/bin/true "$bin/xoload" child >"$tmp/cmd" 2>&1; cst=$?
 { [ "$st" = 0 ] || { [ "$st" = 126 ] && grep -q 'no protection keys' "$tmp/re"; }; } && [ "$cst" = 127 ]
 ok $? "the real file's name with XOLOAD_PROG set runs that program again (status $st: $(head -c 120 "$tmp/re")), the command does not (status $cst)"
 
-# xoload --plan --scan finds xoscan next to its resolved self: run it
+# The end of the real file's name that xoload takes for its own (paths.h's
+# XO_SELF_PRIVATE, review s45b): the last two directories, one under /
+# alone, none where XOLOAD_DIR is BINDIR however written (a trailing
+# slash, BINDIR reached through a symlink: no link to itself).
+tail_of() { make -s -C "$top" --no-print-directory --eval 'xo-tail: ; @echo "[$(XO_SELF_TAIL)]"' xo-tail "$@"; }
+mkdir -p "$tmp/m/usr/bin" && ln -s usr/bin "$tmp/m/bin"
+got="$(tail_of) $(tail_of XOLOAD_DIR=/opt) $(tail_of XOLOAD_DIR=/usr/local/bin/) $(tail_of PREFIX="$tmp/m" XOLOAD_DIR="$tmp/m/usr/bin")"
+links=$(mk install-list PREFIX="$tmp/m" XOLOAD_DIR="$tmp/m/usr/bin" | grep -c '^link .*/xoload ->')
+[ "$got" = "[/libexec/xonly/xoload] [/opt/xoload] [] []" ] && [ "$links" = 0 ]
+ok $? "the real file's name ends as paths.h says, none where xoload is the command ($got; links to xoload: $links)"
+
+# xoload --plan --scan finds xoscan next to its resolved self: run it# xoload --plan --scan finds xoscan next to its resolved self: run it
 # through a symlink elsewhere, then with the whole tree moved.
 prog=$top/build/guest/lib/xoload/hello
 [ -x "$prog" ] || prog=/bin/true

@@ -99,6 +99,14 @@ else
 	skip "no busybox" "the command runs PROG with the stack the real file needs"
 fi
 
+# A relative link whose target, joined, has "//" (review s45b: taken as it
+# was, LD_AUDIT named the module by a second name and a nested xoload
+# loaded it twice): not canonical, /proc/self/exe instead.
+mkdir -p "$tmp/L/a/b"
+ln -s "../../..//p/libexec/xoload" "$tmp/L/a/b/x"
+out=$("$tmp/L/a/b/x" /usr/bin/env 2>&1); st=$?
+[ "$st" = 0 ] && echo "$out" | grep -qx "LD_AUDIT=$(readlink -f "$tmp/p/lib/xoaudit.so")"
+ok $? "a link whose joined target has '//': the module by its canonical name (status $st: $(echo "$out" | grep '^LD_AUDIT='))"
 ln -s "$hbp/bin" "$tmp/bin"
 out=$("$tmp/bin/xoload" /usr/bin/env 2>&1); st=$?
 [ "$st" = 0 ] && echo "$out" | grep -qx "LD_AUDIT=$module"

@@ -320,11 +320,32 @@ static void drop_env(const char *prefix)
 	*w = NULL;
 }
 
+/* A copy of the environment without its "@prefix..." entries, in pages of its own; NULL if none can be had. */
+static char **env_without(const char *prefix)
+{
+	size_t n = rt_strlen(prefix), c = 0, i, k = 0;
+	char **ev;
+	long r;
+
+	while (envp[c])
+		c++;
+	r = rt_mmap(0, (c + 1) * sizeof(*ev), RT_PROT_READ | RT_PROT_WRITE, RT_MAP_PRIVATE | RT_MAP_ANONYMOUS, -1, 0);
+	if (rt_failed(r))
+		return NULL;
+	ev = (char **)r;
+	for (i = 0; i < c; i++)
+		if (rt_strncmp(envp[i], prefix, n))
+			ev[k++] = envp[i];
+	ev[k] = NULL;
+	return ev;
+}
+
 /* Re-run this process under xoload; returns only if that is impossible. */
 static void reexec_under_xoload(void)
 {
 	static char xo[PATH_MAX_], a0[PATH_MAX_ + 16];
 	static char *av[4096];
+	char **ev;
 	const char *prog;
 	int n = 0, i;
 
@@ -343,15 +364,16 @@ static void reexec_under_xoload(void)
 		av[n++] = argv[i];
 	av[n] = NULL;
 	/*
-	 * Without the XOLOAD_PROG of the program that executed this one
-	 * (taken out of the environment in place, as LD_AUDIT is below: if
-	 * the execve() fails this runs in place without it): where xoload's
-	 * own name is private (runpath.c's names_private_self()), xoload
-	 * executed by it with XOLOAD_PROG set would take this for that
-	 * program re-executing itself.
+	 * Without the XOLOAD_PROG of the program that executed this one, in
+	 * a copy (if the execve() fails this runs in place with its
+	 * environment as it was): where xoload's own name is private
+	 * (runpath.c's names_private_self()), xoload executed by it with
+	 * XOLOAD_PROG set would take this for that program re-executing
+	 * itself.
 	 */
-	drop_env(XOLOAD_PROG_ENV "=");
-	rt_syscall(RT_NR_execve, xo, av, envp);
+	ev = env_without(XOLOAD_PROG_ENV "=");
+	if (ev)
+		rt_syscall(RT_NR_execve, xo, av, ev);
 }
 
 /*

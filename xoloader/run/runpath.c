@@ -523,11 +523,14 @@ static bool self_from_link(char *exe, const char *fn, const void *own)
 			n--;
 		t += 3;
 	}
-	if (has_dot_component(t) || n + 1 + rt_strlen(t) + 1 > sizeof(path))
+	if (n + 1 + rt_strlen(t) + 1 > sizeof(path))
 		return false;
 	if (n > 1)
 		path[n++] = '/';
 	rt_strlcpy(path + n, t, sizeof(path) - n);
+	/* The whole name, as self_from_execfn() checks it: a "//" where the two joined (review s45b) too. */
+	if (has_dot_component(path))
+		return false;
 	rt_strlcpy(exe, path, PATH_MAX);
 	return is_own_file(exe, path, own);
 }
@@ -552,7 +555,7 @@ static bool names_private_self(const char *fn)
 	static char exe[PATH_MAX];
 	size_t n = rt_strlen(fn), t = sizeof(XO_SELF_PRIVATE) - 1;
 
-	return n > t && !rt_strcmp(fn + n - t, XO_SELF_PRIVATE) && self_from_execfn(exe, fn, &__ehdr_start);
+	return n >= t && !rt_strcmp(fn + n - t, XO_SELF_PRIVATE) && self_from_execfn(exe, fn, &__ehdr_start);
 #else
 	(void)fn;
 	return false;
