@@ -20,6 +20,7 @@
  */
 static unsigned char head_page[PAGE] RT_PAGE_ALIGNED;
 static unsigned char buf[CHUNK];	/* the rest, a chunk at a time */
+static Elf64_Phdr far_ph[64];		/* program headers past the first page (BOLT puts them there) */
 static size_t buf_used RT_HOT;		/* bytes of buf written since the last wipe */
 
 /* @n (at most CHUNK) bytes of the file at @off into buf. */
@@ -176,15 +177,37 @@ static int same_object(int fd, uint64_t bias, uint64_t ld, const char **why)
 	long got = rt_pread(fd, head, PAGE, 0);
 	int phnum, i;
 
-	*why = "its file's program headers are not in its first page";
+	*why = "its file's program headers cannot be read";
 	if (got < (long)sizeof(*eh) || rt_memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_phentsize != sizeof(*ph) || !eh->e_phnum ||
-	    eh->e_phnum > 64 || eh->e_phoff > (uint64_t)got ||
-	    (uint64_t)got - eh->e_phoff < eh->e_phnum * sizeof(*ph) || eh->e_phoff % 8)
+	    eh->e_phnum > 64 || eh->e_phoff % 8 || eh->e_phoff < sizeof(*eh))
 		return -1;
-	ph = (const Elf64_Phdr *)(head + eh->e_phoff);
 	phnum = eh->e_phnum;
-	phend = eh->e_phoff + phnum * sizeof(*ph);
+	if (eh->e_phoff <= (uint64_t)got && (uint64_t)got - eh->e_phoff >= phnum * sizeof(*ph)) {
+		ph = (const Elf64_Phdr *)(head + eh->e_phoff);
+		phend = eh->e_phoff + phnum * sizeof(*ph);
+	} else {
+		/*
+		 * Past the first page: BOLT's rewrite (Rust's librustc_driver
+		 * and libLLVM) moves them to the end of the file.  Read there;
+		 * the first page compared below holds e_phoff, and where they
+		 * are mapped and can be read they are compared too.
+		 */
+		if (rt_pread(fd, far_ph, phnum * sizeof(*ph), eh->e_phoff) != (long)(phnum * sizeof(*ph)))
+			return -1;
+		ph = far_ph;
+		phend = sizeof(*eh);
+		*why = "its program headers differ from the file's";
+		for (i = 0; i < phnum; i++)
+			if (ph[i].p_type == PT_LOAD && eh->e_phoff >= ph[i].p_offset &&
+			    phnum * sizeof(*ph) <= ph[i].p_filesz &&
+			    eh->e_phoff - ph[i].p_offset <= ph[i].p_filesz - phnum * sizeof(*ph)) {
+				if (at(bias, ph[i].p_vaddr + (eh->e_phoff - ph[i].p_offset), &mem) && readable(mem) &&
+				    !same_bytes(fd, mem, eh->e_phoff, phnum * sizeof(*ph)))
+					return -1;
+				break;
+			}
+	}
 	for (i = 0; i < phnum; i++) {
 		if (ph[i].p_type == PT_LOAD && !ph[i].p_offset && !hdr)
 			hdr = &ph[i];
