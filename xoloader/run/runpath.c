@@ -157,8 +157,9 @@ static bool resolve(const char *path, char *out, bool readable);
  * process.execPath); and by XOLOAD_PROG, the program it stood for, which
  * it put into that program's environment.  It then runs that program
  * again, under xoload, with argv as given (argv[0] included, but for
- * xoload's private name there, which natively would have been PROG's).  Returns the
- * argv to parse instead (in @nv, room for *@argc + 4), or NULL.
+ * xoload's private name there, which natively would have been PROG's).
+ * Returns the argv to parse instead (in @nv, room for *@argc + 4), or
+ * NULL.
  */
 char **reexec_args(int *argc, char **argv, char **nv)
 {
@@ -477,10 +478,11 @@ static bool self_from_execfn(char *exe, const char *fn, const void *own)
  * command of an installation whose xoload lies elsewhere (bin/xoload ->
  * ../libexec/xonly/xoload, XO_SELF_PRIVATE), which the kernel followed.
  * The link's target is joined to @fn's directory, which must be canonical
- * itself (its "../" would otherwise mean something else), and must then
- * be what self_from_execfn() takes.  A readlink() and an openat2() of the
- * directory, where /proc/self/exe would cost the process's first lookup
- * in /proc.  System calls only, as self_from_execfn().
+ * itself (its "../" would otherwise mean something else), and the result
+ * is checked as self_from_execfn() checks a name: canonical, xoload's
+ * first page.  A readlink() and an openat2() of the directory, where
+ * /proc/self/exe would cost the process's first lookup in /proc.  System
+ * calls only, as self_from_execfn().
  */
 static bool self_from_link(char *exe, const char *fn, const void *own)
 {
