@@ -208,7 +208,7 @@ XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDI
               $(XO_LIBDIR)/libgap.so $(XO_LIBDIR)/gapuser \
               $(XO_LIBDIR)/hello-static $(XO_LIBDIR)/libtextrel.so $(XO_LIBDIR)/textrel-user \
               $(XO_LIBDIR)/libpkrugadgets.so $(XO_LIBDIR)/datatext $(XO_LIBDIR)/libdatatext.so \
-              $(XO_LIBDIR)/selfexec $(XO_LIBDIR)/cryptoprobe $(XO_LIBDIR)/programs.sh $(XO_LIBDIR)/badprogs.sh $(XO_LIBDIR)/smallstack.sh $(XO_LIBDIR)/execthrough \
+              $(XO_LIBDIR)/selfexec $(XO_LIBDIR)/cryptoprobe $(XO_LIBDIR)/programs.sh $(XO_LIBDIR)/badprogs.sh $(XO_LIBDIR)/smallstack.sh $(XO_LIBDIR)/fork.js $(XO_LIBDIR)/execthrough \
               $(XO_LIBDIR)/netprobe $(XO_LIBDIR)/netprobe-static $(XO_LIBDIR)/xocachetest \
               $(XO_LIBDIR)/xoaudit-othernet.so $(XO_LIBDIR)/hookprobe $(XO_LIBDIR)/ldpatch $(XO_LIBDIR)/hello-ldtmp \
               $(XO_LIBDIR)/libtextrel-nobid.so $(XO_LIBDIR)/textrel-nobid-user $(XO_LIBDIR)/libcodecopy.so \
@@ -454,8 +454,8 @@ $(XO_LIBDIR)/programs.sh: tests/xoload/lib/programs.sh
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
-# Sourced by the tests, not run.
-$(XO_LIBDIR)/badprogs.sh $(XO_LIBDIR)/smallstack.sh: $(XO_LIBDIR)/%.sh: tests/xoload/lib/%.sh
+# Sourced or read by the tests, not run.
+$(XO_LIBDIR)/badprogs.sh $(XO_LIBDIR)/smallstack.sh $(XO_LIBDIR)/fork.js: $(XO_LIBDIR)/%: tests/xoload/lib/%
 	@mkdir -p $(@D)
 	install -m 644 $< $@
 

@@ -40,21 +40,10 @@ else
 	ok $? "--kernel through the command, early and full path: the module beside the real file ($early; $full)"
 fi
 if [ -x /usr/bin/node ] && [ -e /proc/net/unix ]; then
-	cat >fork-private.js <<'EOJ'
-const cp = require("child_process");
-if (process.argv[2] === "child") {
-	process.send({ from: "child", n: 42 });
-} else {
-	const c = cp.fork(__filename, ["child"]);
-	c.on("message", (m) => console.log("parent got", JSON.stringify(m)));
-	c.on("exit", (code) => console.log("child exit", code));
-}
-EOJ
-	want=$(/usr/bin/node fork-private.js 2>&1)
-	out=$($PX /usr/bin/node fork-private.js 2>&1); st=$?
+	want=$(/usr/bin/node /xonly/lib/xoload/fork.js 2>&1)
+	out=$($PX /usr/bin/node /xonly/lib/xoload/fork.js 2>&1); st=$?
 	[ "$st" = 0 ] && [ -n "$want" ] && [ "$out" = "$want" ]
 	ok $? "node's child_process.fork (process.execPath) as natively (status $st: $(one "$out"))"
-	rm -f fork-private.js
 else
 	skip "no node, or no AF_UNIX" "node's child_process.fork as natively"
 fi

@@ -145,24 +145,15 @@ const f = new Function(\"a\", \"b\", \"return a * b + 1\");
 let s = 0; for (let i = 0; i < 10000; i++) s = (s + f(i, 3)) % 1000003;
 console.log(s, require(\"crypto\").createHash(\"sha256\").update(\"abc\").digest(\"hex\"));
 console.log(require(\"crypto\").createCipheriv(\"aes-256-cbc\", Buffer.alloc(32, 1), Buffer.alloc(16, 2)).update(\"x\".repeat(64), \"utf8\", \"hex\"))"'
-cat >fork.js <<'EOJ'
-const cp = require("child_process");
-if (process.argv[2] === "child") {
-	process.send({ from: "child", n: 42 });
-} else {
-	const c = cp.fork(__filename, ["child"]);
-	c.on("message", (m) => console.log("parent got", JSON.stringify(m)));
-	c.on("exit", (code) => console.log("child exit", code));
-}
-EOJ
+FORK=/xonly/lib/xoload/fork.js
 if [ -e /proc/net/unix ]; then
 	# node forks process.execPath, which is readlink(/proc/self/exe): under
 	# xoload that is xoload's own path, which xoload cannot tell from a user
 	# running it (xoload(1), "Re-executing through /proc/self/exe").  The
 	# kernel's mode has no loader in between: there it must be identical.
 	if [ -n "$kmode" ]; then
-		/usr/bin/node fork.js >n.out 2>n.err; s0=$?
-		$XO --kernel /usr/bin/node fork.js >k.out 2>k.err; s2=$?
+		/usr/bin/node $FORK >n.out 2>n.err; s0=$?
+		$XO --kernel /usr/bin/node $FORK >k.out 2>k.err; s2=$?
 		[ "$s0" = 0 ] && [ "$s2" = 0 ] && cmp -s n.out k.out && cmp -s n.err k.err
 		ok $? "node child_process.fork: same output natively and under xoload --kernel (status $s0/$s2, $(wc -c <n.out) bytes)"
 	else
@@ -170,7 +161,7 @@ if [ -e /proc/net/unix ]; then
 	fi
 	# Under xoload the child is "xoload fork.js child": it fails closed
 	# (126, nothing of the script runs) and its line names the way out.
-	$XO /usr/bin/node fork.js >u.out 2>u.err; s1=$?
+	$XO /usr/bin/node $FORK >u.out 2>u.err; s1=$?
 	[ "$s1" = 0 ] && grep -qx 'child exit 126' u.out && ! grep -q 'parent got' u.out &&
 		grep -q '^xoload: .*fork.js: not an ELF file (run from .* under xoload: .*run it with xoload --kernel' u.err
 	ok $? "node child_process.fork under xoload: the child stops (126) with a line that says to use --kernel ($(head -c 160 u.err))"
