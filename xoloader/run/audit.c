@@ -308,13 +308,13 @@ static const char *reexec_prog(void)
 	return exe;
 }
 
-/* Every "@prefix..." entry out of the environment, in place. */
-static void drop_env(const char *prefix)
+/* Every "@prefix..." entry out of the NULL-ended @env, in place. */
+static void drop_env(char **env, const char *prefix)
 {
 	size_t n = rt_strlen(prefix);
 	char **r, **w;
 
-	for (r = w = envp; *r; r++)
+	for (r = w = env; *r; r++)
 		if (rt_strncmp(*r, prefix, n))
 			*w++ = *r;
 	*w = NULL;
@@ -323,7 +323,7 @@ static void drop_env(const char *prefix)
 /* A copy of the environment without its "@prefix..." entries, in pages of its own; NULL if none can be had. */
 static char **env_without(const char *prefix)
 {
-	size_t n = rt_strlen(prefix), c = 0, i, k = 0;
+	size_t c = 0, i;
 	char **ev;
 	long r;
 
@@ -333,10 +333,9 @@ static char **env_without(const char *prefix)
 	if (rt_failed(r))
 		return NULL;
 	ev = (char **)r;
-	for (i = 0; i < c; i++)
-		if (rt_strncmp(envp[i], prefix, n))
-			ev[k++] = envp[i];
-	ev[k] = NULL;
+	for (i = 0; i <= c; i++)
+		ev[i] = envp[i];
+	drop_env(ev, prefix);
 	return ev;
 }
 
@@ -429,7 +428,7 @@ static void start(struct link_map *map)
 	if (!flags && !kernel_mode)
 		protect_child();
 	if (flags & XOF_NO_INHERIT)
-		drop_env("LD_AUDIT=");
+		drop_env(envp, "LD_AUDIT=");
 	if ((flags & XOF_SCAN) && self_path()[0])
 		scan(self_path(), "[xoload runtime] ");	/* the only object of its namespace */
 	/* The preloader's PROG and ld.so (xoload.h): recorded before this module existed. */

@@ -409,6 +409,18 @@ static void open_how_no_symlinks(struct rt_open_how *how)
 	how->resolve = RT_RESOLVE_NO_SYMLINKS;
 }
 
+/* The file open on @fd (closed here; none if negative) has @own's first page, read into @page. */
+static bool own_first_page(long fd, void *page, const void *own)
+{
+	long got;
+
+	if (fd < 0)
+		return false;
+	got = rt_pread((int)fd, page, RT_PAGE_SIZE, 0);
+	rt_close((int)fd);
+	return got == RT_PAGE_SIZE && !rt_memcmp(page, own, RT_PAGE_SIZE);
+}
+
 /*
  * @path (absolute), opened with no symlink anywhere in it, is xoload: its
  * first page, read into @page (RT_PAGE_SIZE bytes, the caller's: the
@@ -418,15 +430,10 @@ static void open_how_no_symlinks(struct rt_open_how *how)
 static bool is_own_file(const char *path, void *page, const void *own)
 {
 	struct rt_open_how how;
-	long fd, got;
 
 	open_how_no_symlinks(&how);
-	fd = rt_syscall6(RT_NR_openat2, RT_AT_FDCWD, (long)path, (long)&how, sizeof(how), 0, 0);
-	if (fd < 0)
-		return false;
-	got = rt_pread((int)fd, page, RT_PAGE_SIZE, 0);
-	rt_close((int)fd);
-	return got == RT_PAGE_SIZE && !rt_memcmp(page, own, RT_PAGE_SIZE);
+	return own_first_page(rt_syscall6(RT_NR_openat2, RT_AT_FDCWD, (long)path, (long)&how, sizeof(how), 0, 0),
+			      page, own);
 }
 
 /*
@@ -489,52 +496,40 @@ static bool self_from_link(char *exe, const char *fn, const void *own)
 	struct rt_open_how how;
 	char path[PATH_MAX];
 	size_t n = 0, i;
-	const char *t = exe;
 	long len, fd;
 
 	if (!fn || *fn != '/' || has_dot_component(fn))
 		return false;
 	/*
 	 * One buffer of our own, as the stack may be small (review s45): the
-	 * target goes into @exe, the result's place, the joined name into
-	 * @path, then into @exe, and @path takes the first page.
+	 * target goes into @path, the name into @exe, and @path then takes
+	 * the first page.
 	 */
-	len = rt_syscall(RT_NR_readlink, fn, exe, PATH_MAX - 1);
+	len = rt_syscall(RT_NR_readlink, fn, path, sizeof(path) - 1);
 	if (len <= 0)
 		return false;
-	exe[len] = 0;
-	if (*exe == '/')
-		return !has_dot_component(exe) && is_own_file(exe, path, own);
-	for (i = 0; fn[i]; i++)
-		if (fn[i] == '/')
-			n = i;
-	if (!n || n >= sizeof(path))	/* a link in / itself: /proc/self/exe */
-		return false;
-	rt_strlcpy(path, fn, n + 1);
-	open_how_no_symlinks(&how);
-	how.flags = RT_O_PATH | RT_O_DIRECTORY | RT_O_CLOEXEC;
-	fd = rt_syscall6(RT_NR_openat2, RT_AT_FDCWD, (long)path, (long)&how, sizeof(how), 0, 0);
-	if (fd < 0)
-		return false;
-	rt_close((int)fd);
-	/* As join_below(): the directories the target's "../" take off, then the rest. */
-	while (!rt_strncmp(t, "../", 3)) {
-		while (n > 0 && path[n - 1] != '/')
-			n--;
-		if (n > 1)
-			n--;
-		t += 3;
+	path[len] = 0;
+	if (*path == '/') {
+		rt_strlcpy(exe, path, PATH_MAX);
+	} else {
+		for (i = 0; fn[i]; i++)
+			if (fn[i] == '/')
+				n = i;
+		if (!n || n >= PATH_MAX)	/* a link in / itself: /proc/self/exe */
+			return false;
+		rt_strlcpy(exe, fn, n + 1);
+		open_how_no_symlinks(&how);
+		how.flags = RT_O_PATH | RT_O_DIRECTORY | RT_O_CLOEXEC;
+		fd = rt_syscall6(RT_NR_openat2, RT_AT_FDCWD, (long)exe, (long)&how, sizeof(how), 0, 0);
+		if (fd < 0)
+			return false;
+		rt_close((int)fd);
+		/* @exe is both join_below()'s directory and its result: it copies the directory onto itself first. */
+		if (!join_below(exe, exe, path))
+			return false;
 	}
-	if (n + 1 + rt_strlen(t) + 1 > sizeof(path))
-		return false;
-	if (n > 1)
-		path[n++] = '/';
-	rt_strlcpy(path + n, t, sizeof(path) - n);
 	/* The whole name, as self_from_execfn() checks it: a "//" where the two joined (review s45b) too. */
-	if (has_dot_component(path))
-		return false;
-	rt_strlcpy(exe, path, PATH_MAX);
-	return is_own_file(exe, path, own);
+	return !has_dot_component(exe) && is_own_file(exe, path, own);
 }
 
 /*
@@ -568,13 +563,9 @@ static bool names_private_self(const char *fn)
 static bool is_xoload(const char *path)
 {
 	static unsigned char page[RT_PAGE_SIZE];
-	long fd = rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK | RT_O_NOCTTY), got;
 
-	if (fd < 0)
-		return false;
-	got = rt_pread((int)fd, page, sizeof(page), 0);
-	rt_close((int)fd);
-	return got == (long)sizeof(page) && !rt_memcmp(page, &__ehdr_start, sizeof(page));
+	return own_first_page(rt_open(path, RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK | RT_O_NOCTTY), page,
+			      &__ehdr_start);
 }
 
 /* xoload's own file by the name it was executed by, or by the symlink that name is: see both. */
@@ -1175,6 +1166,23 @@ static bool early_interp(long fd, const Elf64_Ehdr *eh, const Elf64_Phdr *ph)
 }
 
 /*
+ * AT_EXECFN of the auxiliary vector past @envp (the early path has no
+ * run_auxval(): it runs before preload.c's run_init()), or NULL.
+ */
+static const char *early_execfn(char *const *envp)
+{
+	const Elf64_auxv_t *a;
+	const char *fn = NULL;
+
+	while (*envp)
+		envp++;
+	for (a = (const Elf64_auxv_t *)(envp + 1); a->a_type != AT_NULL; a++)
+		if (a->a_type == AT_EXECFN)
+			fn = (const char *)a->a_un.a_val;
+	return fn;
+}
+
+/*
  * --kernel's audit module for the early path: found next to xoload by the
  * name xoload was run by (next_to_execfn(), the common case), no longer
  * than ld.so takes in LD_AUDIT, no ':' in it, and what
@@ -1189,18 +1197,11 @@ static bool early_module(char *const *envp, char *out, const void *own)
 	Elf64_Phdr ph[LOAD_MAX_PHNUM];
 	char exe[PATH_MAX];
 	Elf64_Ehdr eh;
-	char *const *e = envp;
-	const char *fn = NULL;
-	const Elf64_auxv_t *a;
+	const char *fn = early_execfn(envp);
 	bool ok;
 	long fd;
 	int i;
 
-	while (*e)
-		e++;
-	for (a = (const Elf64_auxv_t *)(e + 1); a->a_type != AT_NULL; a++)
-		if (a->a_type == AT_EXECFN)
-			fn = (const char *)a->a_un.a_val;
 	if (!next_to_execfn(out, exe, XO_AUDIT_FROM_XOLOAD, fn, own) || has_colon(out) ||
 	    rt_strlen(out) >= LDSO_SECURE_NAME_LIMIT)
 		return false;
@@ -1310,14 +1311,9 @@ static void __attribute__((noinline)) kernel_early(int argc, char **argv, char *
  */
 static uint64_t stack_used(char **envp, const void *sp)
 {
-	const Elf64_auxv_t *a;
+	const char *fn = early_execfn(envp);
 
-	while (*envp)
-		envp++;
-	for (a = (const Elf64_auxv_t *)(envp + 1); a->a_type != AT_NULL; a++)
-		if (a->a_type == AT_EXECFN && a->a_un.a_val > (uint64_t)sp)
-			return a->a_un.a_val - (uint64_t)sp;
-	return ~0ull >> 1;
+	return (uint64_t)fn > (uint64_t)sp ? (uint64_t)fn - (uint64_t)sp : ~0ull >> 1;
 }
 
 void run_kernel_early(int argc, char **argv, char **envp, const void *own)
