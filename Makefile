@@ -180,6 +180,16 @@ check_free = ! readelf -lW $(1) | grep -q INTERP || { echo "$(1): has PT_INTERP"
 	! readelf -d $(1) | grep -q NEEDED || { echo "$(1): has DT_NEEDED" >&2; exit 1; }; \
 	! readelf -rW $(1) | grep '^0' | grep -v R_X86_64_RELATIVE || { echo "$(1): relocations other than R_X86_64_RELATIVE" >&2; exit 1; }; \
 	! readelf -lW $(1) | grep -q ' TLS ' || { echo "$(1): has TLS" >&2; exit 1; }
+# $(call link_xoload,FLAGS): xoload's recipe, every build of it alike: the
+# link, then what XO_FREE_FLAGS promise and scripts/check-early, checked
+# before the file takes the target's name.
+define link_xoload
+@mkdir -p $(@D)
+$(CC) $(XO_CFLAGS) $(1) $(XO_FREE_FLAGS) -o $@.tmp $(XO_LOADER)
+@$(call check_free,$@.tmp)
+@scripts/check-early $@.tmp
+mv $@.tmp $@
+endef
 XO_AUDIT   := xoloader/run/audit.c xoloader/run/sameobj.c $(XO_RT) xoloader/run/carve.c xoloader/run/net.c \
               xoloader/run/objprotect.c xoloader/run/dynsym.c
 # The module must not need a libc: nothing but its own code in its namespace,
@@ -216,12 +226,7 @@ XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDI
               $(XO_LIBDIR)/hookthreads $(XO_LIBDIR)/libhookctor.so $(XO_LIBDIR)/hookctor \
               $(XO_LIBDIR)/hookreenter $(XO_LIBDIR)/bigtext $(XO_ORIGIN) $(XO_PRIVATE_LAYOUT)
 $(XO_PRIVATE)/libexec/xoload $(HB_PRIVATE)/libexec/xoload: $(XO_LOADER) $(XO_HDRS) scripts/check-early
-	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) $(if $(filter $(HB_PRIVATE)/%,$@),-DXOLOAD_BENCH_NO_PKEYS) -DXO_SELF_PRIVATE='"/libexec/xoload"' $(XO_FREE_FLAGS) \
-		-o $@.tmp $(XO_LOADER)
-	@$(call check_free,$@.tmp)
-	@scripts/check-early $@.tmp
-	mv $@.tmp $@
+	$(call link_xoload,$(if $(filter $(HB_PRIVATE)/%,$@),-DXOLOAD_BENCH_NO_PKEYS) -DXO_SELF_PRIVATE='"/libexec/xoload"')
 
 $(XO_PRIVATE)/lib/xoaudit.so $(HB_PRIVATE)/lib/xoaudit.so: $(XO_AUDIT) $(XO_HDRS)
 	@mkdir -p $(@D)
@@ -237,11 +242,7 @@ $(XO_PRIVATE)/bin/xoload $(HB_PRIVATE)/bin/xoload: %/bin/xoload: | %/libexec/xol
 XO_DYN     := -Wl,-Bstatic -lcapstone -Wl,-Bdynamic
 
 $(BUILD)/guest/bin/xoload: $(XO_LOADER) $(XO_HDRS) scripts/check-early
-	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) $(XO_FREE_FLAGS) -o $@.tmp $(XO_LOADER)
-	@$(call check_free,$@.tmp)
-	@scripts/check-early $@.tmp
-	mv $@.tmp $@
+	$(call link_xoload,)
 
 $(BUILD)/guest/lib/xoplan: $(XO_XOPLAN) $(XO_HDRS)
 	@mkdir -p $(@D)
@@ -754,10 +755,7 @@ HARDEN_LDFLAGS := -Wl,-z,relro,-z,now
 
 # xoload has no libc, so no fortify or stack protector (both call into libc).
 $(INST)/xoload: $(XO_LOADER) $(XO_HDRS) $(INST)/paths.h scripts/check-early
-	$(CC) $(XO_CFLAGS) -include $(INST)/paths.h $(XO_FREE_FLAGS) -o $@.tmp $(XO_LOADER)
-	@$(call check_free,$@.tmp)
-	@scripts/check-early $@.tmp
-	mv $@.tmp $@
+	$(call link_xoload,-include $(INST)/paths.h)
 
 $(INST)/xoplan: $(XO_XOPLAN) $(XO_HDRS) $(INST)/paths.h
 	$(CC) $(XO_CFLAGS) $(HARDEN_CFLAGS) -include $(INST)/paths.h -static-pie $(HARDEN_LDFLAGS) -o $@ \
@@ -888,11 +886,7 @@ bench: deps guest host-tools survey
 # installed, with its module and xoplan beside it as in an installation.
 HB         := $(BUILD)/hostbench
 $(HB)/bin/xoload: $(XO_LOADER) $(XO_HDRS) scripts/check-early
-	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) -DXOLOAD_BENCH_NO_PKEYS $(XO_FREE_FLAGS) -o $@.tmp $(XO_LOADER)
-	@$(call check_free,$@.tmp)
-	@scripts/check-early $@.tmp
-	mv $@.tmp $@
+	$(call link_xoload,-DXOLOAD_BENCH_NO_PKEYS)
 
 # The module too: it checks for protection keys before it protects a child
 # in place (run/audit.c).  tests/host/sameobj.sh runs it on this host.
