@@ -267,7 +267,8 @@ static void scan(const char *path, const char *tag)
 static uint32_t protect(const char *path, long fd, uint64_t bias, uint64_t ld, const char *tag)
 {
 	static char name[PATH_MAX_ + 32];
-	const struct xo_objprotect o = { flags, kernel_mode, net_on, scan };
+	static struct plan plan RT_PAGE_ALIGNED;
+	const struct xo_objprotect o = { flags, kernel_mode, net_on, scan, &plan, NULL };
 
 	rt_strlcpy(name, tag, sizeof(name));
 	/* The main program opened as /proc/self/exe is named as it was run (messages, the net's lines). */

@@ -72,7 +72,12 @@ static struct xo_objprotect op RT_HOT;
 static char *hidden_audit RT_HOT;	/* "XO_AUDIT=...": LD_AUDIT, hidden from PROG's ld.so */
 static char **hook_envp RT_HOT;	/* PROG's environment, on its initial stack */
 static bool started RT_HOT;
-static struct seen seen[HOOK_MAX], next[HOOK_MAX];
+/*
+ * The objects of the last call (.now, nseen of them) and of this one
+ * (.next): side by side, so that a few dozen of each are one page, not
+ * one page in each of two 128 KB arrays.
+ */
+static struct { struct seen now, next; } tab[HOOK_MAX];
 static int nseen RT_HOT;
 /*
  * ld.so calls the hook under its load lock, but _dl_debug_state is
@@ -92,8 +97,8 @@ static struct seen *was_seen(const struct link_map *m)
 	int i;
 
 	for (i = 0; i < nseen; i++)
-		if (seen[i].map == m && seen[i].addr == m->l_addr && seen[i].ld == (uint64_t)m->l_ld)
-			return &seen[i];
+		if (tab[i].now.map == m && tab[i].now.addr == m->l_addr && tab[i].now.ld == (uint64_t)m->l_ld)
+			return &tab[i].now;
 	return NULL;
 }
 
@@ -188,21 +193,21 @@ __attribute__((used)) void hook_debug_state(void)
 				continue;
 			if (n == HOOK_MAX)
 				xo_refuse("more objects than xoload's ld.so hook can follow: ", "not run");
-			next[n].map = m;
-			next[n].addr = m->l_addr;
-			next[n].ld = (uint64_t)m->l_ld;
-			next[n].cookie = old ? old->cookie : done_before(m, base && first) ? 0 : protect_new(m);
-			next[n++].kept = false;
+			tab[n].next.map = m;
+			tab[n].next.addr = m->l_addr;
+			tab[n].next.ld = (uint64_t)m->l_ld;
+			tab[n].next.cookie = old ? old->cookie : done_before(m, base && first) ? 0 : protect_new(m);
+			tab[n++].next.kept = false;
 			if (old)
 				old->kept = true;
 		}
 	}
 	/* Unmapped (dlclose): the net forgets their pages (xonet_settle checks that they are gone). */
 	for (i = 0; i < nseen; i++)
-		if (!seen[i].kept && seen[i].cookie)
-			xonet_close(seen[i].cookie);
+		if (!tab[i].now.kept && tab[i].now.cookie)
+			xonet_close(tab[i].now.cookie);
 	for (i = 0; i < n; i++)
-		seen[i] = next[i];
+		tab[i].now = tab[i].next;
 	nseen = n;
 	xonet_settle();
 	__atomic_store_n(&hook_owner, 0, __ATOMIC_RELEASE);
@@ -367,6 +372,8 @@ int hook_install(const struct image *prog, const struct image *interp, uint64_t 
 	vdso_base = vdso;
 	op.flags = flags;
 	op.net_on = net_on;
+	op.plan = run_plan(NULL);	/* where xoload made PROG's and ld.so's: written, and free by then */
+	op.net = run_net(NULL);
 	return 0;
 }
 

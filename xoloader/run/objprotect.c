@@ -71,11 +71,11 @@ static uint32_t watch(const struct xo_objprotect *o, const char *name, uint64_t 
 uint32_t xo_protect_object(const struct xo_objprotect *o, const char *path, long fd, const char *name,
 			   const char *tag, uint64_t bias, uint64_t ld)
 {
-	static struct plan p RT_PAGE_ALIGNED;	/* no recursion: ld.so holds its lock around both callers */
+	struct plan *p = o->plan;	/* no recursion: ld.so holds its lock around both callers */
 	const char *note = NULL;
 
 	rt_step("opened", NULL);
-	if (fd < 0 || xoc_plan((int)fd, name, 4096, &p, &note)) {
+	if (fd < 0 || xoc_plan((int)fd, name, 4096, p, o->net, &note)) {
 		if (fd >= 0)
 			rt_close((int)fd);
 		if (!(o->flags & XOF_PERMISSIVE))
@@ -93,7 +93,7 @@ uint32_t xo_protect_object(const struct xo_objprotect *o, const char *path, long
 	 * file swapped for another whose plan leaves everything readable must
 	 * still be caught.
 	 */
-	if ((o->kernel_mode || !p.textrel || rtplan_xo_pages(&p, 4096)) && !mapped_file(o, fd, path, name, bias, ld))
+	if ((o->kernel_mode || !p->textrel || rtplan_xo_pages(p, 4096)) && !mapped_file(o, fd, path, name, bias, ld))
 		return 0;
 	rt_close((int)fd);
 	rt_step("same object", NULL);
@@ -111,26 +111,26 @@ uint32_t xo_protect_object(const struct xo_objprotect *o, const char *path, long
 	}
 	if (o->kernel_mode) {
 		/* The kernel mapped it execute-only: give the data in it back its read. */
-		if (rt_carve(&p, bias))
+		if (rt_carve(p, bias))
 			xo_say(name, ": pkey_mprotect(PROT_READ|PROT_EXEC, 0) failed: its data in text stays unreadable");
 		rt_step("carved", NULL);
-		return watch(o, name, bias, &p);
+		return watch(o, name, bias, p);
 	}
-	if (rtplan_xo_pages(&p, 4096) == 0 && p.n) {
+	if (rtplan_xo_pages(p, 4096) == 0 && p->n) {
 		if (o->flags & XOF_STRICT)
 			xo_refuse(name, ": no page can be execute-only; refused (--strict)");
 		xo_say(name, ": warning: no page can be execute-only: kept readable");
 	}
-	if (rt_apply(&p, bias)) {
+	if (rt_apply(p, bias)) {
 		if (!(o->flags & XOF_PERMISSIVE))
 			xo_refuse(name, ": mprotect(PROT_EXEC) failed: not run");
 		xo_say(name, ": warning: mprotect(PROT_EXEC) failed: its code stays readable (--permissive)");
 	}
 	rt_step("applied", NULL);
 	if (o->flags & XOF_REPORT)
-		rt_report_plan(name, &p, bias,
+		rt_report_plan(name, p, bias,
 			       o->flags & XOF_JSON ? REPORT_JSON : o->flags & XOF_TSV ? REPORT_TSV : REPORT_HUMAN);
 	if ((o->flags & XOF_SCAN) && o->scan)
 		o->scan(path, tag);
-	return watch(o, name, bias, &p);
+	return watch(o, name, bias, p);
 }

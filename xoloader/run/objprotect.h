@@ -12,11 +12,16 @@
 
 #include "sys.h"
 
+struct plan;
+struct xoc_net;
+
 struct xo_objprotect {
 	unsigned long flags;	/* XOF_* (xoload.h) */
 	bool kernel_mode;	/* the kernel made the code execute-only: carve data back */
 	bool net_on;		/* watch the net pages (net.h) */
 	void (*scan)(const char *path, const char *tag);	/* --scan, or NULL */
+	struct plan *plan;	/* where each object's plan is made: the user's, to share its pages */
+	struct xoc_net *net;	/* and its net pages (NULL: the plan cache's own buffer) */
 };
 
 /* One line "xoload: A B" on stderr; control characters become '?'. */

@@ -343,6 +343,12 @@ const char *xoc_entry_path(const void *buf)
 static unsigned char entry_buf[XOC_MAX_ENTRY] RT_PAGE_ALIGNED;
 #define PATH_BUF_LEN	(XOC_PATH_MAX + 40)
 _Static_assert(sizeof(entry_buf) >= PATH_BUF_LEN, "the entry buffer holds a path");
+_Static_assert(sizeof(entry_buf) >= RT_PAGE_SIZE, "the entry buffer holds a page (xoc_scratch_page())");
+
+unsigned char *xoc_scratch_page(void)
+{
+	return entry_buf;
+}
 
 int xoc_check_dir(const char *dir, uint32_t uid, const char **why)
 {
@@ -376,12 +382,14 @@ int xoc_check_dir(const char *dir, uint32_t uid, const char **why)
 /* --- the run path's lookup ------------------------------------------------ */
 
 static const char *conf_dir = XOC_DIR;
-static struct xoc_net last_net;
+/* The net pages' own buffer, for a caller that gives none (xoc_plan()). */
+static struct xoc_net own_net;
+static struct xoc_net *last_net RT_HOT = &own_net;
 static RT_HOT bool conf_off, conf_verbose, last_hit;
 static enum xoc_rule last_rule RT_HOT;
 static uint32_t conf_uid RT_HOT;
 static int dir_state RT_HOT;		/* 0 unchecked, 1 good, -1 bad (dir_why) */
-static const char *dir_why;
+static const char *dir_why RT_HOT;
 
 void xoc_setup(const char *dir, bool off, bool verbose, uint32_t uid)
 {
@@ -404,7 +412,7 @@ enum xoc_rule xoc_last_rule(void)
 
 const struct xoc_net *xoc_last_net(void)
 {
-	return &last_net;
+	return last_net;
 }
 
 /* 1: @p is the entry's plan; 0: a plain miss; -1: a miss to tell of (*why). */
@@ -453,8 +461,8 @@ static int lookup(int fd, size_t pagesz, struct plan *p, const char **why)
 	rt_step("cache read", NULL);
 	if (got < 0)
 		return -1;
-	if (xoc_decode(buf, (size_t)got, &id, pagesz, p, &last_net, why)) {
-		last_net.n = 0;
+	if (xoc_decode(buf, (size_t)got, &id, pagesz, p, last_net, why)) {
+		last_net->n = 0;
 		return -1;
 	}
 	last_rule = xoc_entry_rule(buf);
@@ -471,14 +479,15 @@ static void say_lookup(const char *path, const char *what, const char *why)
 		rt_write(2, l, (size_t)n < sizeof(l) ? (size_t)n : sizeof(l) - 1);
 }
 
-int xoc_plan(int fd, const char *path, size_t pagesz, struct plan *p, const char **note)
+int xoc_plan(int fd, const char *path, size_t pagesz, struct plan *p, struct xoc_net *net, const char **note)
 {
 	const char *why = NULL;
 	int r = 0;
 
 	last_hit = false;
 	last_rule = XOC_RULE_FDE;
-	last_net.n = 0;
+	last_net = net ? net : &own_net;
+	last_net->n = 0;
 	if (note)
 		*note = NULL;
 	if (!conf_off)

@@ -174,14 +174,22 @@ void xoc_setup(const char *dir, bool off, bool verbose, uint32_t uid);
  * Plan the file open on @fd (named @path in messages) from its entry if
  * there is a good one, else with rtplan_build().  *@note (may be NULL) is
  * NULL, or a line for --report: why an entry that exists was not used.
+ * The entry's net pages go to @net, or to a buffer of its own if NULL
+ * (the caller's: it may keep them where its plan is, one page for both).
  * Returns what rtplan_build() returns.
  */
-int xoc_plan(int fd, const char *path, size_t pagesz, struct plan *p, const char **note);
+int xoc_plan(int fd, const char *path, size_t pagesz, struct plan *p, struct xoc_net *net, const char **note);
+/*
+ * The first page of the buffer a lookup reads its entry into: free
+ * between lookups, and written by every lookup of a run, so that a page
+ * read there faults nothing new (sameobj.c's first page of a file).
+ */
+unsigned char *xoc_scratch_page(void);
 /* Whether the last xoc_plan() was a hit (tests, verbose). */
 bool xoc_last_hit(void);
 /* The rule of the last xoc_plan()'s hit; XOC_RULE_FDE after a miss (rtplan_build()). */
 enum xoc_rule xoc_last_rule(void);
-/* The net pages of the last xoc_plan()'s hit; none after a miss or an FDE entry. */
+/* The net pages of the last xoc_plan()'s hit (in its @net); none after a miss or an FDE entry. */
 const struct xoc_net *xoc_last_net(void);
 
 #endif

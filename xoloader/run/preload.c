@@ -227,8 +227,8 @@ static RT_HOT uint64_t t_entry, t_relocated;
 static void __attribute__((noreturn)) xoload(int argc, char **argv, char **envp)
 {
 	static RT_PAGE_ALIGNED struct image prog, interp;
-	static RT_PAGE_ALIGNED struct plan pplan, iplan;
-	static RT_PAGE_ALIGNED struct xoc_net pnet, inet;
+	struct plan *pplan = run_plan(NULL), *iplan = NULL;
+	struct xoc_net *pnet = run_net(NULL), *inet = NULL;
 	static char err[PATH_MAX + 200];
 	struct opts o = { 0 };
 	char *nv[argc + 4], **re;
@@ -276,9 +276,12 @@ static void __attribute__((noreturn)) xoload(int argc, char **argv, char **envp)
 		run_kernel_mode(argv + o.prog, envp, !o.kernel_plans);
 	}
 
-	plan_image(&prog, &pplan, &pnet, o.flags);
-	if (prog.has_interp)
-		plan_image(&interp, &iplan, &inet, o.flags);
+	plan_image(&prog, pplan, pnet, o.flags);
+	if (prog.has_interp) {
+		iplan = run_plan(pplan);
+		inet = run_net(pnet);
+		plan_image(&interp, iplan, inet, o.flags);
+	}
 	refuse_privileged(&prog);
 	need_pkeys();
 	STEP("privileges");
@@ -290,7 +293,7 @@ static void __attribute__((noreturn)) xoload(int argc, char **argv, char **envp)
 	use_audit_module(prog.has_interp, o.flags & XOF_PERMISSIVE);
 	STEP("module checked");
 	use_hook(&prog, o.flags, o.audit && *o.audit);
-	map_and_protect(&prog, &pplan, &pnet, &interp, &iplan, &inet);
+	map_and_protect(&prog, pplan, pnet, &interp, iplan, inet);
 	STEP("net");
 	prepare_handover(o.flags);	/* after: the gate's line says hook or module */
 	STEP("prepared");

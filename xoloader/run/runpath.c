@@ -34,12 +34,42 @@
 char prog_path[PATH_MAX];
 char audit_path[PATH_MAX];
 char xoscan_path[PATH_MAX];
-char self_path[PATH_MAX];
 static char audit_env[PATH_MAX + 32];
 static char prog_env[PATH_MAX + 32];	/* XOLOAD_PROG=PROG, see reexec_args() */
 
 static char **environ_ RT_HOT;
 static Elf64_auxv_t *auxv_ RT_HOT;
+
+/*
+ * PROG's and ld.so's plans, and their net pages, each right after the
+ * one before and as long as it holds: a run writes the first page of
+ * each space, not a page of each of four buffers of 480 KB and 64 KB (a
+ * fresh page is a fault and a page cleared: 1-3 us on a CPU, some 50 us
+ * under TCG).  The hook plans each library at their start once xoload
+ * has handed over: PROG's and ld.so's are in the safety net's table by
+ * then, and their plans are not read again.
+ */
+static unsigned char plan_space[2 * sizeof(struct plan) + 64] RT_PAGE_ALIGNED;
+static unsigned char net_space[2 * sizeof(struct xoc_net) + 64] RT_PAGE_ALIGNED;
+
+static void *after(const void *prev, size_t len)
+{
+	return (unsigned char *)prev + ((len + 63) & ~(size_t)63);
+}
+
+struct plan *run_plan(const struct plan *prev)
+{
+	if (!prev)
+		return (struct plan *)plan_space;
+	return after(prev, __builtin_offsetof(struct plan, r) + (size_t)prev->n * sizeof(prev->r[0]));
+}
+
+struct xoc_net *run_net(const struct xoc_net *prev)
+{
+	if (!prev)
+		return (struct xoc_net *)net_space;
+	return after(prev, __builtin_offsetof(struct xoc_net, r) + (size_t)prev->n * sizeof(prev->r[0]));
+}
 
 void run_init(char **envp)
 {
@@ -279,7 +309,7 @@ void die_prog(int code, const char *err, bool plan_only)
 }
 
 /* PROG as open_images() opened it: prepare_handover() names that file. */
-static const struct image *opened_prog;
+static const struct image *opened_prog RT_HOT;
 
 void open_images(struct image *prog, struct image *interp, bool need_entry)
 {
@@ -605,6 +635,22 @@ static bool next_to_execfn(char *out, char *exe, const char *rel, const char *fn
 	return dir_of(dir) && join_below(out, dir, rel) && !rt_syscall(RT_NR_access, out, RT_R_OK, 0);
 }
 
+/* This program's own file, as next_to_self() finds its directory (below). */
+bool self_file(char *exe)
+{
+	long n;
+
+	if (self_from_name(exe, (const char *)run_auxval(AT_EXECFN), &__ehdr_start))
+		return true;
+	n = rt_syscall(RT_NR_readlink, "/proc/self/exe", exe, PATH_MAX - 1);
+	if (n <= 0) {
+		*exe = 0;
+		return false;
+	}
+	exe[n] = 0;
+	return true;
+}
+
 /*
  * @out = DIR/@rel for xoload's own directory DIR if that file is readable
  * (as access(R_OK) says: xoload is no set-ID program), else @dflt.  DIR is
@@ -619,17 +665,11 @@ static bool next_to_execfn(char *out, char *exe, const char *rel, const char *fn
 void next_to_self(char *out, const char *rel, const char *dflt)
 {
 	char exe[PATH_MAX], cand[PATH_MAX];
-	long n;
 
-	if (!self_from_name(exe, (const char *)run_auxval(AT_EXECFN), &__ehdr_start)) {
-		n = rt_syscall(RT_NR_readlink, "/proc/self/exe", exe, sizeof(exe) - 1);
-		if (n <= 0) {
-			rt_strlcpy(out, dflt, PATH_MAX);
-			return;
-		}
-		exe[n] = 0;
+	if (!self_file(exe)) {
+		rt_strlcpy(out, dflt, PATH_MAX);
+		return;
 	}
-	rt_strlcpy(self_path, exe, sizeof(self_path));
 	if (dir_of(exe)) {
 		if (join_below(cand, exe, rel)) {
 			if (!rt_syscall(RT_NR_access, cand, RT_R_OK, 0)) {
@@ -659,7 +699,7 @@ void next_to_self(char *out, const char *rel, const char *dflt)
  */
 static int audit_module_refused(const char *path, char *err, size_t errlen)
 {
-	static struct image mod RT_PAGE_ALIGNED;
+	struct image mod;	/* on the stack, within the depth next_to_self() reached: no page of its own */
 	static char why[PATH_MAX + 100];
 	int rc = image_open_obj(&mod, path, false, why, sizeof(why));
 
@@ -731,15 +771,10 @@ void plan_image(struct image *im, struct plan *p, struct xoc_net *net, unsigned 
 {
 	static char err[PATH_MAX + 200];
 	const char *note;
-	int i;
 
-	if (xoc_plan(im->fd, im->path, RT_PAGE_SIZE, p, &note))
+	if (xoc_plan(im->fd, im->path, RT_PAGE_SIZE, p, net, &note))
 		dief(126, "%s: cannot be planned: %s", im->path, p->err);
 	rt_step("planned", im->path);
-	for (i = 0; net && i < xoc_last_net()->n; i++)
-		net->r[i] = xoc_last_net()->r[i];
-	if (net)
-		net->n = xoc_last_net()->n;
 	if (note && (flags & XOF_REPORT)) {
 		rt_fmt(err, sizeof(err), "%s: %s: planned again", im->path, note);
 		line("xoload: plan cache: ", err);

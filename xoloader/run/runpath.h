@@ -31,7 +31,6 @@
 extern char prog_path[PATH_MAX];	/* PROG as found */
 extern char audit_path[PATH_MAX];	/* the audit module */
 extern char xoscan_path[PATH_MAX];	/* --scan's scanner */
-extern char self_path[PATH_MAX];	/* xoload's own file (/proc/self/exe) */
 extern struct xoload_gate gate;
 
 /* The environment and auxiliary vector of the process (from envp). */
@@ -64,10 +63,20 @@ void open_images(struct image *prog, struct image *interp, bool need_entry);
  * without /proc or for a name that does not fit.
  */
 bool fd_path(int fd, char *out);
+/* @exe (PATH_MAX) = this program's own file, as next_to_self() finds it; false (empty) if not found. */
+bool self_file(char *exe);
 /* @out = DIR/@rel resolved, DIR being xoload's own directory, else @dflt. */
 void next_to_self(char *out, const char *rel, const char *dflt);
 /* The audit module for a dynamically linked PROG: readable and whole, or die; sets LD_AUDIT. */
 void use_audit_module(bool dynamic, bool permissive);
+/*
+ * Where a plan and its net pages go: the first (@prev NULL), then each
+ * right after @prev as @prev now is (it must not grow after), so that
+ * PROG's and ld.so's share one page of each space.  The hook's go at the
+ * start again, xoload's being done with (runpath.c).
+ */
+struct plan *run_plan(const struct plan *prev);
+struct xoc_net *run_net(const struct xoc_net *prev);
 /*
  * Plan @im; warn about (--strict: refuse) an object that stays readable.
  * @net (may be NULL): the plan's net pages (plancache.h), none after a miss.

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "../rule/str.h"
+#include "plancache.h"
 #include "sameobj.h"
 #include "sys.h"
 
@@ -14,11 +15,11 @@
 #define CHUNK		65536
 
 /*
- * The file's first page, read whole for every object: page-aligned, the
- * read faults in one page of .bss, not the two that a 4096-byte array at
- * any other address straddles.
+ * The file's first page, read whole for every object, goes to the plan
+ * cache's page for entries (page-aligned, one page): a run has written
+ * it already, the lookup of this very object being done.
  */
-static unsigned char head_page[PAGE] RT_PAGE_ALIGNED;
+#define head_page	xoc_scratch_page()
 static unsigned char buf[CHUNK];	/* the rest, a chunk at a time */
 static Elf64_Phdr far_ph[64];		/* program headers past the first page (BOLT puts them there) */
 static size_t buf_used RT_HOT;		/* bytes of buf written since the last wipe */

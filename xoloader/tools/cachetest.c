@@ -92,7 +92,7 @@ static int compare_one(const char *path, bool perturb, const char **why)
 		goto out;
 	r = 0;
 	*why = "cannot be planned";
-	if (xoc_plan(fd, path, 4096, &cached, NULL))
+	if (xoc_plan(fd, path, 4096, &cached, NULL, NULL))
 		goto out;
 	if (!xoc_last_hit()) {
 		*why = "not a hit";
@@ -162,7 +162,7 @@ static int lookup(const char *dir, const char *path)
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	xoc_setup(dir, false, true, (uint32_t)geteuid());
-	if (fd < 0 || xoc_plan(fd, path, 4096, &cached, NULL)) {
+	if (fd < 0 || xoc_plan(fd, path, 4096, &cached, NULL, NULL)) {
 		printf("cannot plan %s\n", path);
 		return 2;
 	}
@@ -181,7 +181,7 @@ static int dump(const char *dir, int argc, char **argv)
 	while ((path = next_file(argc, argv, &i, line, sizeof(line)))) {
 		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
-		if (fd < 0 || xoc_plan(fd, path, 4096, &cached, NULL)) {
+		if (fd < 0 || xoc_plan(fd, path, 4096, &cached, NULL, NULL)) {
 			fprintf(stderr, "%s\tunplannable\n", path);
 		} else {
 			rt_report_plan(path, &cached, 0, REPORT_TSV);
@@ -282,7 +282,7 @@ static int net(const char *dir, int argc, char **argv)
 	while ((path = next_file(argc, argv, &i, line, sizeof(line)))) {
 		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
-		if (fd >= 0 && !xoc_plan(fd, path, 4096, &cached, NULL))
+		if (fd >= 0 && !xoc_plan(fd, path, 4096, &cached, NULL, NULL))
 			for (k = 0; k < xoc_last_net()->n; k++)
 				printf("%s\t%#lx\t%#lx\n", path, (unsigned long)xoc_last_net()->r[k].start,
 				       (unsigned long)xoc_last_net()->r[k].end);
@@ -553,7 +553,7 @@ static int fuzz(int argc, char **argv)
 			fprintf(stderr, "xocachetest: %s: %s\n", name, strerror(errno));
 			return 2;
 		}
-		if (xoc_plan(fds[s], argv[argc - ns + s], 4096, &cached, NULL) || xoc_last_hit() != ok) {
+		if (xoc_plan(fds[s], argv[argc - ns + s], 4096, &cached, NULL, NULL) || xoc_last_hit() != ok) {
 			printf("FAIL seed %lu index %lu: the lookup %s what xoc_decode() %s\n", seed, i,
 			       xoc_last_hit() ? "used" : "did not use", ok ? "accepts" : "refuses");
 			fails++;

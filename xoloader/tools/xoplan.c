@@ -365,10 +365,11 @@ int main(int argc, char **argv, char **envp)
 		/* From the files: the code is execute-only now.  See xoscan.c. */
 		const char *files[] = { prog_path, prog.has_interp ? prog.interp : "[vdso]",
 					prog.has_interp ? "[vdso]" : NULL, NULL };
+		static char self_path[PATH_MAX];
 		const char *self[] = { self_path, NULL };
 
 		scan_run(xoscan_path, "", scan_fmtopt(flags), files);
-		if (*self_path)
+		if (self_file(self_path))
 			scan_run(xoscan_path, "[xoload runtime] ", scan_fmtopt(flags), self);
 	}
 	if (argv0)
