@@ -16,27 +16,40 @@ static uint64_t dyn_ptr(uint64_t bias, uint64_t v)
 	return v < bias ? v + bias : v;
 }
 
-struct bounds { xo_readable_end_fn end; const void *ctx; };
+/*
+ * [lo, hi): the last range @end said may be read.  The tables lie in one
+ * or two segments and are read entry by entry: asking @end (a walk of the
+ * program headers) for each entry was a tenth of what xoload runs.
+ */
+struct bounds { xo_readable_end_fn end; const void *ctx; uint64_t lo, hi; };
 
 /* [@p, @p + @n) may be read, or nothing is checked. */
-static bool inside(const void *p, uint64_t n, const struct bounds *b)
+static bool inside(const void *p, uint64_t n, struct bounds *b)
 {
 	uint64_t a = (uint64_t)p, e;
 
 	if (!b->end)
 		return true;
+	if (a >= b->lo && a < b->hi && n <= b->hi - a)
+		return true;
 	e = b->end(b->ctx, a);
-	return e > a && n <= e - a;
+	if (e <= a)
+		return false;
+	b->lo = a;
+	b->hi = e;
+	return n <= e - a;
 }
 
 /* A NUL-ended string at @s that may be read whole. */
-static bool string_inside(const char *s, const struct bounds *b)
+static bool string_inside(const char *s, struct bounds *b)
 {
 	uint64_t e;
 
 	if (!b->end)
 		return true;
-	for (e = b->end(b->ctx, (uint64_t)s); (uint64_t)s < e; s++)
+	if (!inside(s, 1, b))
+		return false;
+	for (e = b->hi; (uint64_t)s < e; s++)
 		if (!*s)
 			return true;
 	return false;
@@ -45,7 +58,7 @@ static bool string_inside(const char *s, const struct bounds *b)
 const Elf64_Sym *xo_dyn_symbol(uint64_t bias, const Elf64_Dyn *dyn, const char *name,
 			       xo_readable_end_fn readable_end, const void *ctx)
 {
-	const struct bounds b = { readable_end, ctx };
+	struct bounds b = { readable_end, ctx, 0, 0 };
 	const Elf64_Dyn *d;
 	const Elf64_Sym *sym = NULL;
 	const char *str = NULL;

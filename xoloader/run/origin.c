@@ -45,6 +45,13 @@
 
 static char arena[ORIGIN_ARENA];
 static size_t arena_used;
+/*
+ * The stretch image_readable_end() gave last, for the image being
+ * expanded (origin_expand() forgets it): the dynamic section is read
+ * entry by entry, twice, and each answer is a walk of the program headers.
+ */
+static RT_HOT const struct image *known_im;
+static RT_HOT uint64_t known_lo, known_hi;
 
 /*
  * Up to @cap bytes of @im from link-time address @va on, as ld.so will
@@ -53,10 +60,21 @@ static size_t arena_used;
  */
 static uint64_t bytes_at(const struct image *im, uint64_t va, uint64_t cap, const char **p, char *buf)
 {
-	uint64_t a = im->bias + va, end = image_readable_end(im, a), n, lim;
+	uint64_t a = im->bias + va, end, n, lim;
 	const Elf64_Phdr *ph = NULL;
 	long got;
 	int i, j;
+
+	if (im == known_im && a >= known_lo && a < known_hi) {
+		end = known_hi;
+	} else {
+		end = image_readable_end(im, a);
+		if (end > a) {
+			known_im = im;
+			known_lo = a;
+			known_hi = end;
+		}
+	}
 
 	/* The rest of the last page is mapped too (image_map() maps whole pages), as ld.so reads it. */
 	end = rt_page_up(end);
@@ -279,6 +297,7 @@ int origin_expand(const struct image *im, char *err, size_t errlen)
 	Elf64_Dyn d;
 	int j;
 
+	known_im = NULL;
 	for (j = 0; j < im->eh.e_phnum; j++)
 		if (im->ph[j].p_type == PT_DYNAMIC) {
 			dyn_va = im->ph[j].p_vaddr;
