@@ -224,7 +224,8 @@ XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDI
               $(XO_LIBDIR)/libtextrel-nobid.so $(XO_LIBDIR)/textrel-nobid-user $(XO_LIBDIR)/libcodecopy.so \
               $(XO_LIBDIR)/codecopy $(XO_LIBDIR)/denyexecmod \
               $(XO_LIBDIR)/hookthreads $(XO_LIBDIR)/libhookctor.so $(XO_LIBDIR)/hookctor \
-              $(XO_LIBDIR)/hookreenter $(XO_LIBDIR)/bigtext $(XO_ORIGIN) $(XO_PRIVATE_LAYOUT)
+              $(XO_LIBDIR)/hookreenter $(XO_LIBDIR)/bigtext $(XO_LIBDIR)/libbigtls.so $(XO_LIBDIR)/bigtls $(XO_LIBDIR)/smallthread \
+              $(XO_ORIGIN) $(XO_PRIVATE_LAYOUT)
 $(XO_PRIVATE)/libexec/xoload $(HB_PRIVATE)/libexec/xoload: $(XO_LOADER) $(XO_HDRS) scripts/check-early
 	$(call link_xoload,$(if $(filter $(HB_PRIVATE)/%,$@),-DXOLOAD_BENCH_NO_PKEYS) -DXO_SELF_PRIVATE='"/libexec/xoload"')
 
@@ -480,6 +481,20 @@ $(XO_LIBDIR)/libgap.so: tests/xoload/lib/gap.c
 $(XO_LIBDIR)/gapuser: tests/xoload/lib/gapuser.c $(XO_LIBDIR)/libgap.so
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -L$(XO_LIBDIR) -lgap -Wl,-rpath,/xonly/lib/xoload
+
+# Initial-exec TLS beyond glibc's surplus under LD_AUDIT (tests/xoload/tls.sh).
+$(XO_LIBDIR)/libbigtls.so: tests/xoload/lib/libbigtls.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -fPIC -o $@ $<
+
+$(XO_LIBDIR)/bigtls: tests/xoload/lib/bigtls.c $(XO_LIBDIR)/libbigtls.so
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -L$(XO_LIBDIR) -lbigtls -Wl,-rpath,/xonly/lib/xoload
+
+# A thread with a 32 KiB stack, as node makes: its TLS comes out of it (tests/xoload/tls.sh).
+$(XO_LIBDIR)/smallthread: tests/xoload/lib/smallthread.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -pthread -o $@ $<
 
 $(XO_LIBDIR)/hello-static: tests/xoload/lib/hello.c
 	@mkdir -p $(@D)

@@ -321,6 +321,30 @@ static void drop_env(char **env, const char *prefix)
 	*w = NULL;
 }
 
+/*
+ * --no-inherit: the GLIBC_TUNABLES entry that xoload put in with the
+ * module (runpath.c's build_env(): the first, as the gate says) goes with
+ * LD_AUDIT: ours alone dropped, ours after the user's cut off (in place:
+ * the string is xoload's, or ld.so's copy of it, writable either way).
+ */
+static void drop_tls_tunable(char **env)
+{
+	size_t n = sizeof(":" XO_TLS_TUNABLE) - 1, len;
+	char **r, **w;
+
+	for (r = env; *r && rt_strncmp(*r, "GLIBC_TUNABLES=", 15); r++)
+		;
+	if (!*r || !gate)
+		return;
+	len = rt_strlen(*r);
+	if (gate->tunables == XOLOAD_TUNABLES_OURS && !rt_strcmp(*r, XO_TLS_TUNABLES_ENV)) {
+		for (w = r++; (*w = *r); w++, r++)
+			;
+	} else if (gate->tunables == XOLOAD_TUNABLES_JOINED && len > n && !rt_strcmp(*r + len - n, ":" XO_TLS_TUNABLE)) {
+		(*r)[len - n] = 0;
+	}
+}
+
 /* A copy of the environment without its "@prefix..." entries, in pages of its own; NULL if none can be had. */
 static char **env_without(const char *prefix)
 {
@@ -428,8 +452,10 @@ static void start(struct link_map *map)
 	rt_step("mode", NULL);
 	if (!flags && !kernel_mode)
 		protect_child();
-	if (flags & XOF_NO_INHERIT)
+	if (flags & XOF_NO_INHERIT) {
 		drop_env(envp, "LD_AUDIT=");
+		drop_tls_tunable(envp);
+	}
 	if ((flags & XOF_SCAN) && self_path()[0])
 		scan(self_path(), "[xoload runtime] ");	/* the only object of its namespace */
 	/* The preloader's PROG and ld.so (xoload.h): recorded before this module existed. */

@@ -70,6 +70,8 @@ static struct r_debug_extended *rdebug RT_HOT;	/* ld.so's _r_debug */
 static RT_HOT uint64_t prog_bias, interp_bias, vdso_base;
 static struct xo_objprotect op RT_HOT;
 static char *hidden_audit RT_HOT;	/* "XO_AUDIT=...": LD_AUDIT, hidden from PROG's ld.so */
+static char *hidden_tunables RT_HOT;	/* "XOIBC_TUNABLES=...": the module's GLIBC_TUNABLES (runpath.c) */
+static bool user_tunables RT_HOT;	/* the user's entry, which PROG's ld.so read, is in the one above */
 static char **hook_envp RT_HOT;	/* PROG's environment, on its initial stack */
 static bool started RT_HOT;
 /*
@@ -117,14 +119,35 @@ static void start(void)
 	started = true;
 	rt_step("hook", NULL);
 	if (hidden_audit && hook_envp) {
-		if (op.flags & XOF_NO_INHERIT) {
-			for (r = w = hook_envp; *r; r++)
-				if (*r != hidden_audit)
-					*w++ = *r;
-			*w = NULL;
-		} else {
+		/*
+		 * --no-inherit: neither is left.  Else both are named again, ours
+		 * in place of the user's first GLIBC_TUNABLES, which it holds
+		 * (found by its name: ld.so put its own copy of it there).
+		 */
+		bool keep = !(op.flags & XOF_NO_INHERIT), placed = false;
+
+		if (keep && hidden_tunables && user_tunables)
+			for (r = hook_envp; *r; r++)
+				if (!rt_strncmp(*r, "GLIBC_TUNABLES=", 15)) {
+					*r = hidden_tunables;
+					break;
+				}
+		for (r = w = hook_envp; *r; r++) {
+			bool ours = *r == hidden_tunables;
+
+			if ((!keep && (*r == hidden_audit || ours)) || (ours && placed))
+				continue;
+			placed |= ours;
+			*w++ = *r;
+		}
+		*w = NULL;
+		if (keep) {
 			hidden_audit[0] = 'L';
 			hidden_audit[1] = 'D';
+			if (hidden_tunables) {
+				hidden_tunables[0] = 'G';
+				hidden_tunables[1] = 'L';
+			}
 		}
 	}
 	/* AT_ENTRY is PROG's again for the program; ld.so already took the gate's. */
@@ -377,12 +400,18 @@ int hook_install(const struct image *prog, const struct image *interp, uint64_t 
 	return 0;
 }
 
-void hook_hide_audit(char *audit_env, char **envp)
+void hook_hide_audit(char *audit_env, char *tunables, char *user_tunables_, char **envp)
 {
 	hidden_audit = audit_env;
+	hidden_tunables = audit_env ? tunables : NULL;
+	user_tunables = hidden_tunables && user_tunables_;
 	hook_envp = envp;
 	if (hidden_audit) {
 		hidden_audit[0] = 'X';
 		hidden_audit[1] = 'O';
+	}
+	if (hidden_tunables) {
+		hidden_tunables[0] = 'X';
+		hidden_tunables[1] = 'O';
 	}
 }

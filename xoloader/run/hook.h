@@ -39,8 +39,11 @@ int hook_install(const struct image *prog, const struct image *interp, uint64_t 
  * @audit_env ("LD_AUDIT=...", or NULL) is the entry of @envp (PROG's
  * environment on its new stack) that ld.so must not see: renamed
  * "XO_AUDIT=..." now, and back (or removed, XOF_NO_INHERIT) by the hook
- * at the first consistent state.
+ * at the first consistent state.  @tunables (or NULL), the GLIBC_TUNABLES
+ * entry that goes with the module, likewise ("XOIBC_TUNABLES=..."); it
+ * holds @user_tunables (or NULL), the user's entry, which PROG's ld.so
+ * reads and the hook then removes (kept, with XOF_NO_INHERIT).
  */
-void hook_hide_audit(char *audit_env, char **envp);
+void hook_hide_audit(char *audit_env, char *tunables, char *user_tunables, char **envp);
 
 #endif

@@ -181,8 +181,9 @@ void xoc_setup(const char *dir, bool off, bool verbose, uint32_t uid);
 int xoc_plan(int fd, const char *path, size_t pagesz, struct plan *p, struct xoc_net *net, const char **note);
 /*
  * The first page of the buffer a lookup reads its entry into: free
- * between lookups, and written by every lookup of a run, so that a page
- * read there faults nothing new (sameobj.c's first page of a file).
+ * between lookups, and written by every lookup that finds an entry, so
+ * that a page read there mostly faults nothing new (sameobj.c's first
+ * page of a file).
  */
 unsigned char *xoc_scratch_page(void);
 /* Whether the last xoc_plan() was a hit (tests, verbose). */

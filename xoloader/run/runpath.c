@@ -36,6 +36,20 @@ char audit_path[PATH_MAX];
 char xoscan_path[PATH_MAX];
 static char audit_env[PATH_MAX + 32];
 static char prog_env[PATH_MAX + 32];	/* XOLOAD_PROG=PROG, see reexec_args() */
+/*
+ * glibc's ld.so sets static TLS up before it loads an audit module, so
+ * under LD_AUDIT the libraries a program starts with must fit their
+ * initial-exec TLS in the surplus it keeps for dlopen() (512 bytes by
+ * default): one with more fails to load, "cannot allocate memory in
+ * static TLS block" (Rust's librustc_driver, 23 KB: cargo's rustc
+ * children), with any LD_AUDIT, natively too.  Wherever xoload puts the
+ * module in LD_AUDIT it asks for more, after the user's own tunables
+ * unless they set this one: ours in .data (the hook renames it in place),
+ * or joined to the user's.
+ */
+static char tunables_env[] = XO_TLS_TUNABLES_ENV;
+static char tunables_joined[PATH_MAX + sizeof(XO_TLS_TUNABLE)];
+static char *tunables_ours RT_HOT, *tunables_user RT_HOT;	/* in the last build_env()'s output */
 
 static char **environ_ RT_HOT;
 static Elf64_auxv_t *auxv_ RT_HOT;
@@ -1026,20 +1040,69 @@ int scan_run(const char *xoscan, const char *tag, const char *fmtopt, const char
 
 /* --- leaving --------------------------------------------------------------- */
 
+/* Whether the GLIBC_TUNABLES value @v sets glibc.rtld.optional_static_tls. */
+static bool sets_tls_surplus(const char *v)
+{
+	size_t i;
+
+	for (i = 0; v[i]; i++)
+		if ((i == 0 || v[i - 1] == ':') && !rt_strncmp(v + i, XO_TLS_TUNABLE_NAME "=", sizeof(XO_TLS_TUNABLE_NAME)))
+			return true;
+	return false;
+}
+
 /*
- * LD_AUDIT with our module first and the user's kept after it, once; and
- * XOLOAD_PROG (ours replaces the parent's); XOLOAD_NO_CACHE after
- * --no-cache, XOLOAD_NO_NET after --no-net.  @out has room for every
- * entry of @envp and four more.
+ * The GLIBC_TUNABLES entry that goes with the module, for a process whose
+ * first one is @user (NULL: none): ours alone, or the user's with ours
+ * after it; NULL where the user's stays as it is: it sets the surplus
+ * itself, or ours does not fit after it (said).
+ */
+static char *tls_tunables(const char *user)
+{
+	const char *v = user ? user + sizeof("GLIBC_TUNABLES=") - 1 : "";
+
+	if (!*v)
+		return tunables_env;
+	if (sets_tls_surplus(v))
+		return NULL;
+	if ((size_t)rt_cat(tunables_joined, sizeof(tunables_joined), user, ":", XO_TLS_TUNABLE, NULL) >=
+	    sizeof(tunables_joined)) {
+		run_warn("GLIBC_TUNABLES is too long to add " XO_TLS_TUNABLE " to it: under the audit module "
+			 "a library with much initial-exec TLS may not load");
+		return NULL;
+	}
+	return tunables_joined;
+}
+
+/*
+ * LD_AUDIT with our module first and the user's kept after it, once;
+ * with the module, GLIBC_TUNABLES with room for initial-exec TLS
+ * (tls_tunables(): in place of the user's first entry; under the hook at
+ * the end, hidden, and the hook puts it in that place); XOLOAD_PROG (ours
+ * replaces the parent's); XOLOAD_NO_CACHE after --no-cache, XOLOAD_NO_NET
+ * after --no-net.  @out has room for every entry of @envp and five more.
  */
 static size_t build_env(char **envp, char **out, bool with_prog)
 {
 	size_t i, k = 0, n = rt_strlen(audit_path);
 	bool audit_done = false;
 
+	tunables_ours = tunables_user = NULL;
+	gate.tunables = XOLOAD_TUNABLES_NONE;
 	for (i = 0; envp[i]; i++) {
 		if (with_prog && !rt_strncmp(envp[i], XOLOAD_PROG_ENV "=", sizeof(XOLOAD_PROG_ENV)))
 			continue;
+		/* The hook keeps the user's for PROG's ld.so; without it, ours goes in its place. */
+		if (*audit_env && !tunables_user && !rt_strncmp(envp[i], "GLIBC_TUNABLES=", 15)) {
+			tunables_user = envp[i];
+			tunables_ours = tls_tunables(envp[i]);
+			if (!hook_flags && tunables_ours) {
+				gate.tunables = tunables_ours == tunables_env ? XOLOAD_TUNABLES_OURS :
+						XOLOAD_TUNABLES_JOINED;
+				out[k++] = tunables_ours;
+				continue;
+			}
+		}
 		if (!rt_strncmp(envp[i], "LD_AUDIT=", 9)) {
 			if (audit_done || !*audit_env)
 				continue;
@@ -1054,6 +1117,13 @@ static size_t build_env(char **envp, char **out, bool with_prog)
 	}
 	if (!audit_done && *audit_env)
 		out[k++] = audit_env;
+	if (*audit_env && !tunables_user) {
+		tunables_ours = tls_tunables(NULL);
+		if (!hook_flags)
+			gate.tunables = XOLOAD_TUNABLES_OURS;
+	}
+	if (tunables_ours && (hook_flags || !tunables_user))
+		out[k++] = tunables_ours;
 	if (with_prog && *prog_env)
 		out[k++] = prog_env;
 	if (no_cache_env)
@@ -1119,7 +1189,7 @@ void run_kernel_mode(char **argv, char **envp, bool module)
 	while (envp[envc])
 		envc++;
 	{
-		char *env[envc + 4];
+		char *env[envc + 6];	/* build_env(): five more and the NULL */
 
 		if (module)
 			build_env(envp, env, false);
@@ -1265,8 +1335,9 @@ static bool early_module(char *const *envp, char *out, const void *own)
  * maps some of what they refuse, and PROG would crash where the full
  * path names the fault), check for protection keys; for --kernel find
  * and check the audit module (early_module()) and append it to the
- * environment in LD_AUDIT, as run_kernel_mode() does; set the xonly exec
- * mode (--kernel with PR_XONLY_EXEC_CARVE) and execve().
+ * environment in LD_AUDIT, with GLIBC_TUNABLES' room for TLS, as
+ * run_kernel_mode() does; set the xonly exec mode (--kernel with
+ * PR_XONLY_EXEC_CARVE) and execve().
  *
  * It runs before preload.c relocates xoload: string literals (PC-relative)
  * and system calls only, no pointer kept in data, nothing printed
@@ -1274,7 +1345,8 @@ static bool early_module(char *const *envp, char *out, const void *own)
  * Anything else -- another option first, XOLOAD_PROG (a re-exec through
  * /proc/self/exe, reexec_args()), XOLOAD_TIMES or XOLOAD_CHILDREN (whose
  * value the full path checks) set, for --kernel LD_AUDIT (ours goes
- * first, build_env()) set, a stack limit under EARLY_MIN_STACK, PROG not found or not such an ELF file, no
+ * first, build_env()) or GLIBC_TUNABLES (ours joins it) set, a stack
+ * limit under EARLY_MIN_STACK, PROG not found or not such an ELF file, no
  * protection keys, the module not found as above or refused, the
  * prctl() or the execve() failing -- returns, and the full path does it
  * all again and says why, in the words it always had.
@@ -1299,7 +1371,9 @@ static void __attribute__((noinline)) kernel_early(int argc, char **argv, char *
 	else
 		return;
 	/* XOLOAD_CHILDREN: the full path checks its value (2 if bad), whichever mode. */
-	if ((with_module && rt_env_in(envp, "LD_AUDIT")) || rt_env_in(envp, XOLOAD_CHILDREN_ENV))
+	/* The user's LD_AUDIT or GLIBC_TUNABLES to join with the module's: the full path does it. */
+	if ((with_module && (rt_env_in(envp, "LD_AUDIT") || rt_env_in(envp, "GLIBC_TUNABLES"))) ||
+	    rt_env_in(envp, XOLOAD_CHILDREN_ENV))
 		return;
 	if (!find_prog_early(argv[2], rt_env_in(envp, "PATH"), path))
 		return;
@@ -1319,15 +1393,16 @@ static void __attribute__((noinline)) kernel_early(int argc, char **argv, char *
 	while (envp[envc])
 		envc++;
 	{
-		char *env[envc + 2];
+		char *env[envc + 3];
 
 		for (i = 0; (size_t)i < envc; i++)
 			env[i] = envp[i];
-		env[envc] = env[envc + 1] = NULL;
+		env[envc] = env[envc + 1] = env[envc + 2] = NULL;
 		if (with_module) {
 			rt_strlcpy(audit, "LD_AUDIT=", sizeof(audit));
 			rt_strlcpy(audit + 9, module, sizeof(audit) - 9);
 			env[envc] = audit;
+			env[envc + 1] = (char *)XO_TLS_TUNABLES_ENV;	/* as build_env(): tls_tunables() */
 		}
 		if (set_xonly_mode(with_module))
 			return;
@@ -1415,7 +1490,7 @@ void handover(uint64_t entry, int argc, char **argv, char **envp, unsigned int f
 		envc++;
 	for (av = (Elf64_auxv_t *)(e + 1); av[auxc].a_type != AT_NULL; auxc++)
 		;
-	n = 1 + (size_t)argc + 1 + envc + 5 + 2 * (auxc + 3);
+	n = 1 + (size_t)argc + 1 + envc + 6 + 2 * (auxc + 3);	/* build_env(): five more */
 	n = (n + 1) & ~(size_t)1;	/* keep the new stack pointer 16-byte aligned */
 	{
 		/* The new initial stack lives below this frame, on the real stack. */
@@ -1428,7 +1503,8 @@ void handover(uint64_t entry, int argc, char **argv, char **envp, unsigned int f
 		size_t nenv = build_env(envp, (char **)&blk[k], true);
 
 		if (hook_flags)
-			hook_hide_audit(*audit_env ? audit_env : NULL, (char **)&blk[k]);
+			hook_hide_audit(*audit_env ? audit_env : NULL, tunables_ours, tunables_ours ? tunables_user : NULL,
+					(char **)&blk[k]);
 		k += nenv + 1;
 		for (i = 0; i < auxc; i++) {
 			uint64_t v = av[i].a_un.a_val;

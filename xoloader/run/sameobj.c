@@ -16,8 +16,9 @@
 
 /*
  * The file's first page, read whole for every object, goes to the plan
- * cache's page for entries (page-aligned, one page): a run has written
- * it already, the lookup of this very object being done.
+ * cache's page for entries (page-aligned, one page, free between
+ * lookups): the lookup of this very object has written it already,
+ * unless the cache is off or had no entry.
  */
 #define head_page	xoc_scratch_page()
 static unsigned char buf[CHUNK];	/* the rest, a chunk at a time */

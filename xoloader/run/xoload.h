@@ -89,7 +89,12 @@ struct xoload_gate {
 	uint64_t msglen;	/* the line the stub prints if not confirmed */
 	char msg[4096 + 200];
 	uint64_t net;		/* the preloader's net table (run/net.h): PROG's and ld.so's net pages */
+	uint64_t tunables;	/* XOLOAD_TUNABLES_*: what the first GLIBC_TUNABLES is, under the module */
 };
+/* The module's GLIBC_TUNABLES entry (runpath.c's build_env()), for --no-inherit to take it out again. */
+#define XOLOAD_TUNABLES_NONE	0	/* none of ours */
+#define XOLOAD_TUNABLES_OURS	1	/* ours alone */
+#define XOLOAD_TUNABLES_JOINED	2	/* the user's, ":" and ours */
 #endif
 
 /*
@@ -100,6 +105,18 @@ struct xoload_gate {
  * (/xonly/bin, /xonly/lib); `make install` builds xoload and the module
  * again with the layout of BINDIR and LIBDIR (build/inst/paths.h).
  */
+/*
+ * The static TLS surplus asked for wherever the module goes into
+ * LD_AUDIT (runpath.c's tls_tunables()), for the initial-exec TLS of
+ * the libraries a program starts with under an audit module; each
+ * thread's static TLS area grows by it, out of its stack.  Measured with
+ * glibc 2.36: rustc 1.95 (librustc_driver's 23 KB) needs 22 KiB or more,
+ * node 20 fails to create a thread (a 32 KiB stack) at 27 KiB or more.
+ */
+#define XO_TLS_TUNABLE_NAME	"glibc.rtld.optional_static_tls"
+#define XO_TLS_TUNABLE		XO_TLS_TUNABLE_NAME "=24576"
+#define XO_TLS_TUNABLES_ENV	"GLIBC_TUNABLES=" XO_TLS_TUNABLE
+
 #ifndef XO_AUDIT_FROM_XOLOAD
 #define XO_AUDIT_FROM_XOLOAD	"../lib/xoaudit.so"
 #endif
