@@ -611,9 +611,9 @@ $(XO_CACHETEST): xoloader/tools/cachetest.c $(XO_RT) $(XO_HDRS)
 
 # xosametest: the audit module's identity check (tests/host/sameobj.sh).
 XO_SAMETEST := $(BUILD)/host/xosametest
-$(XO_SAMETEST): xoloader/tools/sametest.c xoloader/run/sameobj.c $(XO_RT) $(XO_HDRS)
+$(XO_SAMETEST): xoloader/tools/sametest.c xoloader/run/sameobj.c $(XO_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/sametest.c xoloader/run/sameobj.c $(XO_RT)
+	$(CC) $(XO_CFLAGS) -o $@ xoloader/tools/sametest.c xoloader/run/sameobj.c
 
 host-tools: $(BUILD)/hostbench/lib/xoaudit.so $(BUILD)/hostbench/bin/xoload $(HB_PRIVATE_LAYOUT) $(XO_CACHETEST) $(XO_SAMETEST) $(XO_FUZZ) $(XO_PLANDIFF) $(XO_PROOF) $(XO_SURVEY) $(XO_DECCOV) $(XO_HSCAN) $(XO_XOPROVEN)
 

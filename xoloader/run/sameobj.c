@@ -21,6 +21,18 @@
  * unless the cache is off or had no entry.
  */
 #define head_page	xoc_scratch_page()
+
+/*
+ * Where plancache.c is not linked in (tests/host/sameobj.sh builds the
+ * check with its tool alone), a page of its own: plancache.c's strong
+ * definition wins everywhere else.
+ */
+__attribute__((weak)) unsigned char *xoc_scratch_page(void)
+{
+	static unsigned char page[PAGE] RT_PAGE_ALIGNED;
+
+	return page;
+}
 static unsigned char buf[CHUNK];	/* the rest, a chunk at a time */
 static Elf64_Phdr far_ph[64];		/* program headers past the first page (BOLT puts them there) */
 static size_t buf_used RT_HOT;		/* bytes of buf written since the last wipe */
