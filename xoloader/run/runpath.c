@@ -1087,8 +1087,8 @@ static size_t build_env(char **envp, char **out, bool with_prog)
 	size_t i, k = 0, n = rt_strlen(audit_path);
 	bool audit_done = false;
 
+	/* gate.tunables is written only where it is not 0: its page is one a hooked start never writes. */
 	tunables_ours = tunables_user = NULL;
-	gate.tunables = XOLOAD_TUNABLES_NONE;
 	for (i = 0; envp[i]; i++) {
 		if (with_prog && !rt_strncmp(envp[i], XOLOAD_PROG_ENV "=", sizeof(XOLOAD_PROG_ENV)))
 			continue;
