@@ -2,9 +2,12 @@
 # bench_host.sh - make bench-host says what its xoload row measured, and
 # hostbench reads XOLOAD_TIMES right.  scripts/bench-host as root fills
 # the plan cache DIR/cache (xoload --update-cache with XOLOAD_CACHE_DIR
-# there); as another user it fills nothing, and says that the xoload row
-# uses the cache an earlier root run left (xoload reads a root-owned
-# cache for anyone) or, without one, plans every object.  hostbench
+# there) where only root can write DIR's directory chain, and otherwise
+# (DIR under /tmp: xoload would not use a cache there) a cache of the
+# run's own under /run, removed after; as another user it fills nothing,
+# and says that the xoload row uses the cache an earlier root run left
+# (xoload reads a root-owned cache for anyone) or, without one or with
+# one under a directory others can write, plans every object.  hostbench
 # (tools/hostbench.c), given an xoload that prints known XOLOAD_TIMES
 # lines among other stderr, names each step by its event and the last
 # component of its object and gives the time between the steps.  Stubs
@@ -39,24 +42,39 @@ printf '#!/bin/sh\necho "hostbench $*"\n' >"$hb/bin/hostbench"
 chmod 755 "$hb/bin/xoload" "$hb/bin/hostbench"
 export STUB_LOG=$tmp/log
 
-if [ "$(id -u)" = 0 ]; then
+if [ "$(id -u)" = 0 ] && safe=$(mktemp -d /run/xo-bench-host.XXXXXX); then
+	trap 'rm -rf "$tmp" "$safe"' EXIT
+	chmod 755 "$safe"
+	cp -a "$hb" "$safe/hb"
+	shb=$safe/hb
+	out=$("$top/scripts/bench-host" "$shb" 2>&1); st=$?
+	[ "$st" = 0 ] && grep -q "^update-cache $shb/cache /usr/bin/true $shb/bin/hello " "$tmp/log" &&
+		[ -d "$shb/cache" ] && ! printf '%s\n' "$out" | grep -q "others than root can write" &&
+		printf '%s\n' "$out" | grep -q "^hostbench $shb/bin/xoload $shb/bin/hello $shb/bin/execthrough $shb/bin/nullload "
+	ok $? "as root, DIR where only root can write: the cache $shb/cache filled, then hostbench run (status $st; $(head -c 200 "$tmp/log" 2>/dev/null))"
+	: >"$tmp/log"
 	out=$("$top/scripts/bench-host" "$hb" 2>&1); st=$?
-	[ "$st" = 0 ] && grep -q "^update-cache $hb/cache /usr/bin/true $hb/bin/hello " "$tmp/log" &&
-		[ -d "$hb/cache" ] &&
-		printf '%s\n' "$out" | grep -q "^hostbench $hb/bin/xoload $hb/bin/hello $hb/bin/execthrough $hb/bin/nullload "
-	ok $? "as root: the cache $hb/cache filled, then hostbench run (status $st; $(head -c 200 "$tmp/log" 2>/dev/null))"
+	own=$(sed -n 's/^update-cache \(\/run\/xonly-bench-host\.[^ ]*\) \/usr\/bin\/true .*/\1/p' "$tmp/log")
+	[ "$st" = 0 ] && [ -n "$own" ] && [ ! -e "$own" ] &&
+		printf '%s\n' "$out" | grep -q "^bench-host: $hb lies under a directory others than root can write, where xoload uses no plan cache: the cache of this run is $own (removed at the end)" &&
+		printf '%s\n' "$out" | grep -q "^hostbench $hb/bin/xoload "
+	ok $? "as root, DIR under /tmp: the cache of the run under /run (${own:-none}), removed after (status $st: $(printf '%s' "$out" | grep bench-host: | tail -n 1))"
 	: >"$tmp/log"
 	chmod 666 "$tmp/log"
-	asuser() { setpriv --reuid=65534 --regid=65534 --clear-groups "$top/scripts/bench-host" "$hb" 2>&1; }
-	out=$(asuser); st=$?
+	asuser() { setpriv --reuid=65534 --regid=65534 --clear-groups "$top/scripts/bench-host" "$1" 2>&1; }
+	out=$(asuser "$shb"); st=$?
 	[ "$st" = 0 ] && [ ! -s "$tmp/log" ] && printf '%s\n' "$out" | grep -q "uses the plan cache an earlier run as root filled"
 	ok $? "as nobody, a cache there: nothing filled, the row said to use it (status $st: $(printf '%s' "$out" | grep bench-host: | tail -n 1))"
-	rm -rf "$hb/cache"
-	out=$(asuser); st=$?
+	out=$(asuser "$hb"); st=$?
+	[ "$st" = 0 ] && [ ! -s "$tmp/log" ] && printf '%s\n' "$out" | grep -q "not root, and $hb lies under a directory others than root can write, where xoload uses no plan cache: the xoload row plans every object"
+	ok $? "as nobody, a cache under /tmp: the row said to plan every object (status $st: $(printf '%s' "$out" | grep bench-host: | tail -n 1))"
+	rm -rf "$shb/cache"
+	out=$(asuser "$shb"); st=$?
 	[ "$st" = 0 ] && [ ! -s "$tmp/log" ] && printf '%s\n' "$out" | grep -q "no plan cache: the xoload row plans every object"
 	ok $? "as nobody, no cache: the row said to plan every object (status $st: $(printf '%s' "$out" | grep bench-host: | tail -n 1))"
 else
-	for what in "as root: cache filled" "as nobody, a cache there" "as nobody, no cache"; do skip "not root" "$what"; done
+	for what in "as root, DIR only root can write" "as root, DIR under /tmp" "as nobody, a cache there" \
+		"as nobody, a cache under /tmp" "as nobody, no cache"; do skip "not root" "$what"; done
 fi
 
 if gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o "$tmp/hostbench" "$top/xoloader/tools/hostbench.c" \
