@@ -225,6 +225,9 @@ XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDI
               $(XO_LIBDIR)/codecopy $(XO_LIBDIR)/denyexecmod \
               $(XO_LIBDIR)/hookthreads $(XO_LIBDIR)/libhookctor.so $(XO_LIBDIR)/hookctor \
               $(XO_LIBDIR)/hookreenter $(XO_LIBDIR)/bigtext $(XO_LIBDIR)/libbigtls.so $(XO_LIBDIR)/bigtls $(XO_LIBDIR)/smallthread \
+              $(XO_LIBDIR)/libfarcode.so $(XO_LIBDIR)/libfarcode-dl.so $(XO_LIBDIR)/farcodeuser \
+              $(XO_LIBDIR)/libfarhash.so $(XO_LIBDIR)/farhashuser $(XO_LIBDIR)/libfarprop.so $(XO_LIBDIR)/farpropuser \
+              $(XO_LIBDIR)/hello-static-nosep \
               $(XO_ORIGIN) $(XO_PRIVATE_LAYOUT)
 $(XO_PRIVATE)/libexec/xoload $(HB_PRIVATE)/libexec/xoload: $(XO_LOADER) $(XO_HDRS) scripts/check-early
 	$(call link_xoload,$(if $(filter $(HB_PRIVATE)/%,$@),-DXOLOAD_BENCH_NO_PKEYS) -DXO_SELF_PRIVATE='"/libexec/xoload"')
@@ -481,6 +484,49 @@ $(XO_LIBDIR)/libgap.so: tests/xoload/lib/gap.c
 $(XO_LIBDIR)/gapuser: tests/xoload/lib/gapuser.c $(XO_LIBDIR)/libgap.so
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -L$(XO_LIBDIR) -lgap -Wl,-rpath,/xonly/lib/xoload
+
+# Program headers in a code segment, as BOLT leaves librustc_driver
+# (tests/xoload/kernel_headers.sh): a plain build, then movephdrs (a
+# build-time tool, run here) moves its headers.
+$(BUILD)/testtools/movephdrs: tests/xoload/lib/movephdrs.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
+
+$(XO_LIBDIR)/libfarcode.so $(XO_LIBDIR)/libfarcode-dl.so: tests/xoload/lib/farcode.c $(BUILD)/testtools/movephdrs
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -fPIC -Wl,-soname,$(@F) -o $@.plain $<
+	$(BUILD)/testtools/movephdrs $@.plain $@.tmp
+	rm -f $@.plain
+	mv $@.tmp $@
+
+$(XO_LIBDIR)/farcodeuser: tests/xoload/lib/farcodeuser.c $(XO_LIBDIR)/libfarcode.so
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -L$(XO_LIBDIR) -lfarcode -Wl,-rpath,/xonly/lib/xoload
+
+$(XO_LIBDIR)/libfarhash.so: tests/xoload/lib/farhash.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -fPIC -Wl,-z,noseparate-code -Wl,--section-start=.gnu.hash=0x3000 -o $@ $<
+
+$(XO_LIBDIR)/farhashuser: tests/xoload/lib/farhash.c $(XO_LIBDIR)/libfarhash.so
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DUSER -o $@ $< -L$(XO_LIBDIR) -lfarhash -Wl,-rpath,/xonly/lib/xoload
+
+# Headers and its GNU property note (-z ibt makes one) moved into a code segment, a page each.
+$(XO_LIBDIR)/libfarprop.so: tests/xoload/lib/farhash.c $(BUILD)/testtools/movephdrs
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -fPIC -Wl,-z,ibt -o $@.plain $<
+	$(BUILD)/testtools/movephdrs $@.plain $@.tmp --property
+	rm -f $@.plain
+	mv $@.tmp $@
+
+$(XO_LIBDIR)/farpropuser: tests/xoload/lib/farhash.c $(XO_LIBDIR)/libfarprop.so
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DUSER -o $@ $< -L$(XO_LIBDIR) -lfarprop -Wl,-rpath,/xonly/lib/xoload
+
+# A static program whose headers lie in its code (kernel_headers.sh: --kernel does not refuse it).
+$(XO_LIBDIR)/hello-static-nosep: tests/xoload/lib/hello.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -static -Wl,-z,noseparate-code -o $@ $<
 
 # Initial-exec TLS beyond glibc's surplus under LD_AUDIT (tests/xoload/tls.sh).
 $(XO_LIBDIR)/libbigtls.so: tests/xoload/lib/libbigtls.c

@@ -433,6 +433,52 @@ static void protect_child(void)
 		reexec_under_xoload();
 }
 
+/*
+ * Under the kernel's xonly mode ld.so reads the headers of what it loads
+ * from memory the kernel made execute-only (net.c's load guard): the
+ * guard needs ld.so's code, the span of its PF_X segments, from its
+ * headers in memory, which ld.so itself reads (its first segment).
+ */
+static uint64_t ld_code_lo, ld_code_hi;
+
+static void guard_loads(void)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)at_base;
+	const Elf64_Phdr *ph;
+	int i;
+
+	if (!ld_code_hi) {
+		if (!at_base || rt_memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_phentsize != sizeof(*ph))
+			return;
+		ph = (const Elf64_Phdr *)(at_base + eh->e_phoff);
+		ld_code_lo = ~(uint64_t)0;
+		for (i = 0; i < eh->e_phnum; i++)
+			if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
+				if (at_base + ph[i].p_vaddr < ld_code_lo)
+					ld_code_lo = at_base + ph[i].p_vaddr;
+				if (at_base + ph[i].p_vaddr + ph[i].p_memsz > ld_code_hi)
+					ld_code_hi = at_base + ph[i].p_vaddr + ph[i].p_memsz;
+			}
+	}
+	/* The program's own handler (a dlopen() after main): not replaced; such a read kills. */
+	if (ld_code_hi)
+		xonet_guard(ld_code_lo, ld_code_hi);
+}
+
+/*
+ * ld.so is about to look for an object to load (LA_SER_ORIG: once per
+ * object, before it opens and maps it; dlopen() included): the load
+ * guard, under the kernel's xonly mode.  The name is not changed.
+ */
+__attribute__((visibility("default")))
+char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int flag)
+{
+	(void)cookie;
+	if (kernel_mode && flag == LA_SER_ORIG)
+		guard_loads();
+	return (char *)name;
+}
+
 /* The first callback with a link map: set up from the initial stack, confirm the gate. */
 static void start(struct link_map *map)
 {
@@ -449,6 +495,8 @@ static void start(struct link_map *map)
 	rt_step("cache setup", NULL);
 	/* xoload --kernel (or a descendant): the kernel's xonly mode is on, level 1 or 2 (strict). */
 	kernel_mode = !flags && rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0) >= 1;
+	if (kernel_mode)
+		guard_loads();
 	rt_step("mode", NULL);
 	if (!flags && !kernel_mode)
 		protect_child();
@@ -699,4 +747,6 @@ __attribute__((visibility("default"))) void la_activity(uintptr_t *cookie, unsig
 	(void)cookie;
 	if (flag != LA_ACT_DELETE)
 		xonet_settle();
+	if (kernel_mode && flag == LA_ACT_CONSISTENT)
+		xonet_guard_end();
 }

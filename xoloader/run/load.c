@@ -180,6 +180,33 @@ enum ehdr_fault ehdr_check(const Elf64_Ehdr *eh, long n, uint64_t fsize)
 	return EHDR_OK;
 }
 
+/* [@a, @a + @n) meets [@lo, @hi); @a + @n may wrap (a PT_NOTE's numbers are not checked). */
+static bool va_overlaps(uint64_t a, uint64_t n, uint64_t lo, uint64_t hi)
+{
+	return n && a < hi && (lo <= a || lo - a < n);
+}
+
+bool load_headers_in_code(const Elf64_Ehdr *eh, const Elf64_Phdr *phs, uint64_t phdr_va)
+{
+	int i, j;
+
+	for (i = 0; i < eh->e_phnum; i++) {
+		uint64_t lo, hi;
+
+		if (phs[i].p_type != PT_LOAD || !(phs[i].p_flags & PF_X))
+			continue;
+		lo = phs[i].p_vaddr & ~(uint64_t)4095;
+		hi = (phs[i].p_vaddr + phs[i].p_memsz + 4095) & ~(uint64_t)4095;
+		if (va_overlaps(phdr_va, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr), lo, hi))
+			return true;
+		for (j = 0; j < eh->e_phnum; j++)
+			if ((phs[j].p_type == PT_NOTE || phs[j].p_type == PT_GNU_PROPERTY) &&
+			    va_overlaps(phs[j].p_vaddr, phs[j].p_memsz, lo, hi))
+				return true;
+	}
+	return false;
+}
+
 enum load_fault load_check(const Elf64_Ehdr *eh, const Elf64_Phdr *phs, uint64_t fsize, bool need_entry,
 			   struct load_span *span, int *at)
 {

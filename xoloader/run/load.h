@@ -80,6 +80,15 @@ struct load_span {
  */
 enum load_fault load_check(const Elf64_Ehdr *eh, const Elf64_Phdr *phs, uint64_t fsize, bool need_entry,
 			   struct load_span *span, int *at);
+/*
+ * Whether ld.so's first reads of the object - its program headers (at
+ * @phdr_va, load_check()'s span) and its PT_NOTE and PT_GNU_PROPERTY
+ * segments, read where they are mapped - fall on a page of a PF_X
+ * segment: under the kernel's xonly mode that page is execute-only
+ * before anything of xoload's runs in PROG (-z noseparate-code, BOLT).
+ * Arithmetic only (the early path).
+ */
+bool load_headers_in_code(const Elf64_Ehdr *eh, const Elf64_Phdr *phs, uint64_t phdr_va);
 /* Map the validated image; returns 0 or 126 with @err set. */
 int image_map(struct image *im, char *err, size_t errlen);
 /*

@@ -16,7 +16,22 @@
  * returns: a fault happens again and the process dies of it exactly as
  * without the net (status, core dump); a sent signal is raised again if
  * that disposition was the default.  From then on the net is off.
+ *
+ * The same handler is the load guard (xonet_guard(), --kernel): there the
+ * kernel maps every PF_X segment execute-only as ld.so maps it, and ld.so
+ * reads an object's program headers and notes from its mapping before
+ * la_objopen(), where the module would make them readable.  Where those
+ * lie in a code segment (BOLT's librustc_driver, -z noseparate-code
+ * objects) ld.so's read faults.  The guard takes such a fault - a read
+ * of a protection key by ld.so's own code - and, if the page holds the
+ * file's ELF header, program headers or notes (read from the file the
+ * mapping shows), makes that page readable, as the object's plan will
+ * (a page with headers is never execute-only in a plan), and returns;
+ * any other read by ld.so gets one line naming the object and offset,
+ * then dies as without the guard.
  */
+#include <elf.h>
+
 #include "../rule/str.h"
 #include "net.h"
 #include "sys.h"
@@ -44,6 +59,9 @@ struct ksigaction {
 static struct xonet_table table;
 static bool installed RT_HOT;
 static struct ksigaction old_act;	/* what the handler replaced: SIG_DFL or SIG_IGN */
+/* The load guard: ld.so's code, the reader it serves (xonet_guard()); whether it installed the handler. */
+static uint64_t guard_lo, guard_hi;
+static bool guard_owns;
 /* The writer's own state (the handler never reads it). */
 static bool closing[XONET_OBJS];	/* la_objclose seen, not yet settled */
 static bool fresh[XONET_RANGES];	/* recorded, not yet watched (xonet_arm) */
@@ -77,7 +95,7 @@ __asm__(".text\n"
  * a small thread stack when the fault comes.
  */
 struct line {
-	char b[2 * XONET_NAME + 200];
+	char b[2 * XONET_NAME + 400];
 	size_t n;
 };
 
@@ -138,17 +156,24 @@ static uint64_t field(const char **p, const char *e, uint64_t base)
 }
 
 /*
- * The device (major << 32 | minor) and inode of the mapping that holds @a,
- * from /proc/self/maps (inode 0: not a file); false if none holds it or the
- * file cannot be read.  Raw system calls and small buffers on the stack:
- * the handler calls it.  A line is "START-END PERMS OFFSET MAJ:MIN INODE
- * PATH"; its first 128 characters are kept, the path is not needed.
+ * The mapping that holds @a, from /proc/self/maps: its start, file offset,
+ * device (major << 32 | minor) and inode (0: not a file), in @perms its
+ * permissions ("r-xp"), and in *@path its file's name inside @ln (NULL if
+ * the line did not fit in @lnsz); false if none holds it or the file
+ * cannot be read.  Raw system calls, buffers on the stack: the handler
+ * calls it.  A line is "START-END PERMS OFFSET MAJ:MIN INODE PATH".
  */
-static bool map_id(uint64_t a, uint64_t *dev, uint64_t *ino)
+struct mapping {
+	uint64_t lo, off, dev, ino;
+	char perms[5];
+	const char *path;
+};
+
+static bool map_file(uint64_t a, struct mapping *m, char *ln, size_t lnsz)
 {
-	char b[512], ln[128];
+	char b[512];
 	long fd = rt_open("/proc/self/maps", RT_O_RDONLY | RT_O_CLOEXEC), n, i;
-	size_t ll = 0;
+	size_t ll = 0, k;
 	bool found = false;
 
 	if (fd < 0)
@@ -156,30 +181,167 @@ static bool map_id(uint64_t a, uint64_t *dev, uint64_t *ino)
 	while (!found && (n = rt_read((int)fd, b, sizeof(b))) > 0) {
 		for (i = 0; i < n && !found; i++) {
 			const char *p = ln, *e;
-			uint64_t lo, hi, maj;
+			uint64_t hi, maj;
 
 			if (b[i] != '\n') {
-				if (ll < sizeof(ln))
+				if (ll < lnsz)
 					ln[ll++] = b[i];
+				else
+					ll = lnsz + 1;	/* too long: no path */
 				continue;
 			}
-			e = ln + ll;
-			ll = 0;
-			lo = field(&p, e, 16);
+			e = ln + (ll > lnsz ? lnsz : ll);
+			m->lo = field(&p, e, 16);
 			hi = field(&p, e, 16);
-			if (a < lo || a >= hi)
+			if (a < m->lo || a >= hi) {
+				ll = 0;
 				continue;
-			while (p < e && *p++ != ' ')
-				;	/* the permissions */
-			field(&p, e, 16);	/* the offset */
+			}
+			for (k = 0; p < e && *p != ' '; p++)
+				if (k < sizeof(m->perms) - 1)
+					m->perms[k++] = *p;
+			m->perms[k] = 0;
+			if (p < e)
+				p++;
+			m->off = field(&p, e, 16);
 			maj = field(&p, e, 16);
-			*dev = maj << 32 | field(&p, e, 16);
-			*ino = field(&p, e, 10);
+			m->dev = maj << 32 | field(&p, e, 16);
+			m->ino = field(&p, e, 10);
+			while (p < e && *p == ' ')
+				p++;
+			m->path = NULL;
+			if (ll < lnsz && p < e) {
+				ln[ll] = 0;
+				m->path = p;
+			}
 			found = true;
 		}
 	}
 	rt_close((int)fd);
 	return found;
+}
+
+/* The device and inode of the mapping that holds @a (map_file()), for the net's entries. */
+static bool map_id(uint64_t a, uint64_t *dev, uint64_t *ino)
+{
+	char ln[128];
+	struct mapping m;
+
+	if (!map_file(a, &m, ln, sizeof(ln)))
+		return false;
+	*dev = m.dev;
+	*ino = m.ino;
+	return true;
+}
+
+static bool inside(uint64_t x, uint64_t off, uint64_t len)
+{
+	return x >= off && x - off < len;
+}
+
+/* As the kernel reads them for a plan (kernel/patches 0072): no more. */
+#define GUARD_MAX_PHNUM		128
+#define GUARD_MAX_NOTE		4096
+
+/*
+ * Whether the byte at file offset @fo of the ELF file open on @fd is one
+ * of its headers or notes, inside the file range of a PF_X PT_LOAD: what
+ * ld.so reads there before la_objopen() and what rtplan's plan always
+ * keeps readable (the ELF header, the program headers, non-code sections;
+ * a byte past a segment's p_filesz in the same page is not the segment's,
+ * so not given back).  NULL if so, else why not.
+ */
+static const char *header_byte(long fd, uint64_t fo)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph[8];
+	bool head, code = false;
+	int i, j, k;
+
+	if (rt_pread((int)fd, &eh, sizeof(eh), 0) != sizeof(eh) || rt_memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > GUARD_MAX_PHNUM)
+		return "not an ELF file the guard reads";
+	head = fo < sizeof(eh) || inside(fo, eh.e_phoff, (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr));
+	for (i = 0; i < eh.e_phnum; i += k) {
+		k = eh.e_phnum - i < 8 ? eh.e_phnum - i : 8;
+		if (rt_pread((int)fd, ph, (size_t)k * sizeof(ph[0]), eh.e_phoff + (uint64_t)i * sizeof(ph[0])) !=
+		    (long)(k * sizeof(ph[0])))
+			return "its program headers cannot be read";
+		for (j = 0; j < k; j++) {
+			if ((ph[j].p_type == PT_NOTE || ph[j].p_type == PT_GNU_PROPERTY) &&
+			    ph[j].p_filesz <= GUARD_MAX_NOTE && inside(fo, ph[j].p_offset, ph[j].p_filesz))
+				head = true;
+			if (ph[j].p_type == PT_LOAD && (ph[j].p_flags & PF_X) && inside(fo, ph[j].p_offset, ph[j].p_filesz))
+				code = true;
+		}
+	}
+	return !head ? "not its headers" : !code ? "past its code segment" : NULL;
+}
+
+/* @s with control characters as '?', as the net's names (copy_name()). */
+static void put_clean(struct line *l, const char *s)
+{
+	for (; *s && l->n < sizeof(l->b) - 1; s++)
+		l->b[l->n++] = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
+}
+
+/*
+ * The load guard's case (see the top): ld.so's read of @a faulted.  True
+ * if the byte read is one of the ELF header, program headers or notes of
+ * the file mapped there (header_byte()), in a code mapping, and its page
+ * is now readable; otherwise one line, and false.  The file is the one
+ * /proc/self/maps names, checked by inode and type: not by device, which
+ * btrfs (a subvolume's) and overlayfs (on 6.1) report otherwise in
+ * fstat() than in maps.  Not inlined: its frame, some 6 KB, is taken
+ * only on such a fault, not by every run of the handler on a small
+ * thread stack.
+ */
+static __attribute__((noinline)) bool guard_read(uint64_t a)
+{
+	char ln[128 + 4096];	/* a maps line: 128 for its fields, PATH_MAX for its name */
+	const char *why = "its mapping cannot be looked up in /proc/self/maps";
+	struct mapping m = { 0, 0, 0, 0, "", NULL };
+	uint64_t st[18];
+	struct line l;
+	long fd;
+
+	if (map_file(a, &m, ln, sizeof(ln))) {
+		why = !m.ino ? "not a file" : !m.path ? "its name is too long" :
+		      m.perms[1] == 'w' || m.perms[2] != 'x' ? "not a code mapping" : NULL;
+	}
+	if (!why) {
+		fd = rt_open(m.path, RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK | RT_O_NOCTTY);
+		if (fd < 0)
+			why = "its file cannot be opened";
+		else if (rt_syscall(RT_NR_fstat, fd, (long)st, 0) || ((uint32_t)st[3] & RT_S_IFMT) != RT_S_IFREG ||
+			 st[1] != m.ino)
+			why = "its file is not the one mapped";
+		else
+			why = header_byte(fd, a - m.lo + m.off);
+		if (fd >= 0)
+			rt_close((int)fd);
+	}
+	if (!why && !rt_pkey_mprotect(rt_page_down(a), RT_PAGE_SIZE, RT_PROT_READ | RT_PROT_EXEC, 0))
+		return true;
+	l.n = 0;
+	put(&l, "xoload: ld.so read ");
+	if (m.path) {
+		put_clean(&l, m.path);
+		put(&l, "+");
+		put_hex(&l, a - m.lo + m.off);
+	} else {
+		put_hex(&l, a);
+	}
+	put(&l, " (");
+	put(&l, why ? why : "its headers, but its page could not be made readable");
+	put(&l, ") while it loaded it, mapped execute-only by the kernel: under --kernel only headers and notes"
+		" are given back before xoload's module runs (a -z noseparate-code object runs under xoload"
+		" without --kernel)");
+	if (l.n >= sizeof(l.b) - 1)
+		l.n = sizeof(l.b) - 2;
+	l.b[l.n++] = '\n';
+	rt_write(2, l.b, l.n);
+	return false;
 }
 
 static void handler(int sig, void *info, void *uc)
@@ -218,6 +380,10 @@ static void handler(int sig, void *info, void *uc)
 		rt_write(2, l.b, l.n);
 		return;
 	}
+	/* ld.so reading an object it is loading (--kernel): its headers, or a line. */
+	if (code == SEGV_PKUERR_ && pkey && !(gregs[REG_ERR_] & PF_WRITE_) && gregs[REG_RIP_] >= guard_lo &&
+	    gregs[REG_RIP_] < guard_hi && guard_read(addr))
+		return;
 	/* Not ours: as if there were no net, from now on. */
 	rt_syscall6(RT_NR_rt_sigaction, SIGSEGV_, (long)&old_act, 0, 8, 0, 0);
 	/*
@@ -385,26 +551,39 @@ void xonet_settle(void)
 		}
 }
 
-void xonet_arm(void)
+/*
+ * SIGSEGV's handler ours: 2 if installed now (the disposition was the
+ * default or ignored, kept in old_act), 1 if it already was, 0 if the
+ * program's own handler is there or none can be installed.
+ */
+static int install(void)
 {
 	struct ksigaction act = { 0, 0, 0, 0 }, cur;
+
+	if (rt_syscall6(RT_NR_rt_sigaction, SIGSEGV_, 0, (long)&cur, 8, 0, 0))
+		return 0;
+	if (cur.handler == (uint64_t)handler)
+		return 1;
+	if (cur.handler != SIG_DFL_ && cur.handler != SIG_IGN_)
+		return 0;
+	act.handler = (uint64_t)handler;
+	act.flags = SA_SIGINFO_ | SA_RESTORER_;
+	act.restorer = (uint64_t)xonet_restorer;
+	old_act = cur;
+	return rt_syscall6(RT_NR_rt_sigaction, SIGSEGV_, (long)&act, 0, 8, 0, 0) == 0 ? 2 : 0;
+}
+
+void xonet_arm(void)
+{
 	uint32_t n = table.nrange, i;
-	bool ok = false;
+	bool ok;
 
 	if (!nfresh)
 		return;
-	if (rt_syscall6(RT_NR_rt_sigaction, SIGSEGV_, 0, (long)&cur, 8, 0, 0) == 0 &&
-	    (cur.handler == (uint64_t)handler || cur.handler == SIG_DFL_ || cur.handler == SIG_IGN_)) {
-		ok = cur.handler == (uint64_t)handler;
-		if (!ok) {
-			act.handler = (uint64_t)handler;
-			act.flags = SA_SIGINFO_ | SA_RESTORER_;
-			act.restorer = (uint64_t)xonet_restorer;
-			old_act = cur;
-			ok = rt_syscall6(RT_NR_rt_sigaction, SIGSEGV_, (long)&act, 0, 8, 0, 0) == 0;
-			installed |= ok;
-		}
-	}
+	ok = install() != 0;
+	installed |= ok;
+	if (ok)
+		guard_owns = false;	/* the net keeps it from now on */
 	for (i = 0; i < n; i++) {
 		struct xonet_range *r = &table.r[i];
 
@@ -420,6 +599,31 @@ void xonet_arm(void)
 		slot_gone(&r->start, &r->end);
 	}
 	nfresh = 0;
+}
+
+bool xonet_guard(uint64_t ld_lo, uint64_t ld_hi)
+{
+	int r;
+
+	guard_lo = ld_lo;
+	guard_hi = ld_hi;
+	if (guard_owns)
+		return true;
+	r = install();
+	guard_owns = r == 2;
+	return r != 0;
+}
+
+void xonet_guard_end(void)
+{
+	struct ksigaction cur;
+
+	if (!guard_owns)
+		return;
+	guard_owns = false;
+	/* Still ours (not put back by the handler, nor replaced): the disposition the program had. */
+	if (rt_syscall6(RT_NR_rt_sigaction, SIGSEGV_, 0, (long)&cur, 8, 0, 0) == 0 && cur.handler == (uint64_t)handler)
+		rt_syscall6(RT_NR_rt_sigaction, SIGSEGV_, (long)&old_act, 0, 8, 0, 0);
 }
 
 bool xonet_import(const struct xonet_table *from)

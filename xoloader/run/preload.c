@@ -268,6 +268,11 @@ static void __attribute__((noreturn)) xoload(int argc, char **argv, char **envp)
 	if (o.kernel) {
 		need_pkeys();
 		if (!o.kernel_plans) {
+			/* A static PROG has no ld.so to read them (Go's headers lie in its code). */
+			if (prog.has_interp) {
+				refuse_code_headers(&prog);
+				refuse_code_headers(&interp);
+			}
 			next_to_self(audit_path, XO_AUDIT_FROM_XOLOAD, XOLOAD_AUDIT_DEFAULT);
 			STEP("module found");
 			use_audit_module(prog.has_interp, false);

@@ -837,6 +837,17 @@ void refuse_privileged(const struct image *im)
 	     "run it without xoload, or as the user it would run as", im->path, what);
 }
 
+void refuse_code_headers(const struct image *im)
+{
+	/* A plan the kernel applies may keep them readable (only root sees trusted.*). */
+	if (!load_headers_in_code(&im->eh, im->ph, im->phdr_va) ||
+	    rt_syscall6(RT_NR_fgetxattr, im->fd, (long)"trusted.xonly", 0, 0, 0, 0) >= 0)
+		return;
+	dief(126, "%s: its program headers or notes lie in a code segment (-z noseparate-code), which --kernel maps "
+	     "execute-only before ld.so reads them: ld.so would die of SIGSEGV; run it under xoload without --kernel, "
+	     "or give it a plan the kernel applies (xoload --set-xattr) and use --kernel-plans", im->path);
+}
+
 /* --no-net: see run_no_cache(). */
 static bool no_net_env RT_HOT;
 
@@ -1227,14 +1238,20 @@ static bool early_headers(long fd, uint64_t fsize, uint16_t type, Elf64_Ehdr *eh
  * admit it but for PT_INTERP's string; its headers into @eh and @ph.
  * System calls and arithmetic only.
  */
-static bool early_object(long fd, uint16_t type, bool need_entry, Elf64_Ehdr *eh, Elf64_Phdr *ph)
+static bool early_object(long fd, uint16_t type, bool need_entry, bool module, Elf64_Ehdr *eh, Elf64_Phdr *ph)
 {
 	struct load_span span;
 	struct rt_stat st;
 	int at;
 
+	/*
+	 * --kernel: headers in code, of a dynamically linked PROG or of its
+	 * interpreter (ET_DYN here), go to the full path, which refuses them
+	 * or finds their plan (refuse_code_headers()).
+	 */
 	return !rt_fstat((int)fd, &st) && (st.mode & RT_S_IFMT) == RT_S_IFREG && early_headers(fd, st.size, type, eh, ph) &&
-	       load_check(eh, ph, st.size, need_entry, &span, &at) == LOAD_OK;
+	       load_check(eh, ph, st.size, need_entry, &span, &at) == LOAD_OK &&
+	       !(module && (span.has_interp || type == ET_DYN) && load_headers_in_code(eh, ph, span.phdr_va));
 }
 
 /*
@@ -1243,7 +1260,7 @@ static bool early_object(long fd, uint16_t type, bool need_entry, Elf64_Ehdr *eh
  * and that names no interpreter itself (open_images()'s "not a shared
  * object").  System calls and arithmetic only.
  */
-static bool early_interp(long fd, const Elf64_Ehdr *eh, const Elf64_Phdr *ph)
+static bool early_interp(long fd, bool module, const Elf64_Ehdr *eh, const Elf64_Phdr *ph)
 {
 	Elf64_Phdr iph[LOAD_MAX_PHNUM];
 	char name[PATH_MAX];
@@ -1262,7 +1279,7 @@ static bool early_interp(long fd, const Elf64_Ehdr *eh, const Elf64_Phdr *ph)
 	ifd = rt_open(name, RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK | RT_O_NOCTTY);
 	if (ifd < 0)
 		return false;
-	ok = early_object(ifd, ET_DYN, true, &ieh, iph);
+	ok = early_object(ifd, ET_DYN, true, module, &ieh, iph);
 	rt_close((int)ifd);
 	for (i = 0; ok && i < ieh.e_phnum; i++)
 		if (iph[i].p_type == PT_INTERP)
@@ -1313,7 +1330,7 @@ static bool early_module(char *const *envp, char *out, const void *own)
 	fd = rt_open(out, RT_O_RDONLY | RT_O_CLOEXEC | RT_O_NONBLOCK | RT_O_NOCTTY);
 	if (fd < 0)
 		return false;
-	ok = early_object(fd, ET_DYN, false, &eh, ph);
+	ok = early_object(fd, ET_DYN, false, false, &eh, ph);
 	rt_close((int)fd);
 	/* A PT_INTERP, whose string image_open_obj() would read: the full path decides. */
 	for (i = 0; ok && i < eh.e_phnum; i++)
@@ -1386,7 +1403,7 @@ static void __attribute__((noinline)) kernel_early(int argc, char **argv, char *
 	 * kernel maps anyway and PROG then crashes on: review s43), but for
 	 * their words: the full path says them.
 	 */
-	ok = early_object(fd, 0, true, &eh, ph) && early_interp(fd, &eh, ph);
+	ok = early_object(fd, 0, true, with_module, &eh, ph) && early_interp(fd, with_module, &eh, ph);
 	rt_close((int)fd);
 	if (!ok || !rt_have_pkeys() || (with_module && !early_module(envp, module, own)))
 		return;

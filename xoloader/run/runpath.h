@@ -120,6 +120,15 @@ int scan_run(const char *xoscan, const char *tag, const char *fmtopt, const char
 const char *scan_fmtopt(unsigned long flags);
 /* --kernel: PR_SET_XONLY and execve PROG. */
 void __attribute__((noreturn)) run_kernel_mode(char **argv, char **envp, bool module);
+/*
+ * --kernel, a dynamically linked PROG and its interpreter: exit 126 with
+ * a line if ld.so would read @im's program
+ * headers or notes from a code segment (load_headers_in_code()) and the
+ * file has no plan the kernel applies: the kernel's xonly mode makes that
+ * page execute-only before the audit module exists, and ld.so would die
+ * of SIGSEGV without a word.  (Libraries: the module's load guard, net.h.)
+ */
+void refuse_code_headers(const struct image *im);
 /* "xoload --kernel PROG ..." and "--kernel-plans PROG ...": execve() PROG at once, before xoload relocates itself; returns if it cannot. */
 void run_kernel_early(int argc, char **argv, char **envp, const void *own_first_page);
 /* Switch to PROG's initial stack and jump to @entry (ld.so's, or PROG's if static). */
