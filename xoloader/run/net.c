@@ -22,13 +22,15 @@
  * reads an object's program headers and notes from its mapping before
  * la_objopen(), where the module would make them readable.  Where those
  * lie in a code segment (BOLT's librustc_driver, -z noseparate-code
- * objects) ld.so's read faults.  The guard takes such a fault - a read
- * of a protection key by ld.so's own code - and, if the page holds the
- * file's ELF header, program headers or notes (read from the file the
- * mapping shows), makes that page readable, as the object's plan will
- * (a page with headers is never execute-only in a plan), and returns;
- * any other read by ld.so gets one line naming the object and offset,
- * then dies as without the guard.
+ * objects) ld.so's read faults.  The guard, there only while ld.so loads
+ * (la_objsearch to LA_ACT_CONSISTENT, over the default disposition),
+ * takes such a fault - a read of a protection key by ld.so's own code -
+ * and, if the byte read is one of the file's ELF header, program headers
+ * or notes inside a code segment (header_byte(), from the file the
+ * mapping shows), makes its page readable, as the object's plan will
+ * (a page with such bytes is never execute-only in a plan), and returns;
+ * any other read by ld.so gets one line naming the object, the offset
+ * and why, then dies as without the guard.
  */
 #include <elf.h>
 
