@@ -195,8 +195,8 @@ bool load_headers_in_code(const Elf64_Ehdr *eh, const Elf64_Phdr *phs, uint64_t 
 
 		if (phs[i].p_type != PT_LOAD || !(phs[i].p_flags & PF_X))
 			continue;
-		lo = phs[i].p_vaddr & ~(uint64_t)4095;
-		hi = (phs[i].p_vaddr + phs[i].p_memsz + 4095) & ~(uint64_t)4095;
+		lo = rt_page_down(phs[i].p_vaddr);
+		hi = rt_page_up(phs[i].p_vaddr + phs[i].p_memsz);
 		if (va_overlaps(phdr_va, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr), lo, hi))
 			return true;
 		for (j = 0; j < eh->e_phnum; j++)
