@@ -214,7 +214,7 @@ XO_PRIVATE := $(XO_LIBDIR)/private
 HB_PRIVATE := $(BUILD)/hostbench-private
 XO_PRIVATE_LAYOUT := $(XO_PRIVATE)/bin/xoload $(XO_PRIVATE)/libexec/xoload $(XO_PRIVATE)/lib/xoaudit.so
 HB_PRIVATE_LAYOUT := $(HB_PRIVATE)/bin/xoload $(HB_PRIVATE)/libexec/xoload $(HB_PRIVATE)/lib/xoaudit.so
-XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDIR)/libswapaudit.so $(XO_LIBDIR)/hello $(XO_LIBDIR)/hello-nosep \
+XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDIR)/libtimeaudit.so $(XO_LIBDIR)/libswapaudit.so $(XO_LIBDIR)/hello $(XO_LIBDIR)/hello-nosep \
               $(XO_LIBDIR)/libgap.so $(XO_LIBDIR)/gapuser \
               $(XO_LIBDIR)/hello-static $(XO_LIBDIR)/libtextrel.so $(XO_LIBDIR)/textrel-user \
               $(XO_LIBDIR)/libpkrugadgets.so $(XO_LIBDIR)/datatext $(XO_LIBDIR)/libdatatext.so \
@@ -296,10 +296,15 @@ $(BUILD)/guest/tests/xoload/%: tests/xoload/%.sh $(XO_HELPERS)
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
-# An audit module that does nothing, built as xoaudit.so is (make bench).
+# An audit module that does nothing, built as xoaudit.so is (make bench);
+# libtimeaudit.so, the same printing its clock at each callback (the
+# baseline of make bench's phases).
 $(XO_LIBDIR)/libnullaudit.so: tests/xoload/lib/nullaudit.c
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) $(XO_AUDIT_FLAGS) -o $@ $<
+$(XO_LIBDIR)/libtimeaudit.so: tests/xoload/lib/nullaudit.c xoloader/run/sys.h
+	@mkdir -p $(@D)
+	$(CC) $(XO_CFLAGS) $(XO_AUDIT_FLAGS) -DTIME_MARKS -o $@ $<
 
 # A static program that only execve()s its argument: the floor of make bench.
 $(XO_LIBDIR)/execthrough: tests/xoload/lib/execthrough.c kernel/include/xonly/uapi.h xoloader/run/sys.h

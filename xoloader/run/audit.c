@@ -744,7 +744,14 @@ __attribute__((visibility("default"))) unsigned int la_objclose(uintptr_t *cooki
  */
 __attribute__((visibility("default"))) void la_activity(uintptr_t *cookie, unsigned int flag)
 {
+	static bool loaded RT_HOT;
+
 	(void)cookie;
+	/* XOLOAD_TIMES: ld.so's work after the last la_objopen of PROG's load (make bench's phases). */
+	if (flag == LA_ACT_CONSISTENT && !loaded) {
+		loaded = true;
+		rt_step("loaded", NULL);
+	}
 	if (flag != LA_ACT_DELETE)
 		xonet_settle();
 	if (kernel_mode && flag == LA_ACT_CONSISTENT)

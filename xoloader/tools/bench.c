@@ -38,12 +38,16 @@
  * the targets are printed, not enforced (TCG makes everything slow and
  * startup-heavy).
  *   phases   where the time of `xoload hello` goes (hooked, with and
- *            without the plan cache, and with the module): xoload, its hook
+ *            without the plan cache, with the module, and under
+ *            --kernel): xoload, its hook
  *            and its audit module print their clock at each step when XOLOAD_TIMES is
  *            set (xoload.h); the median of each phase over the startup
  *            runs, from the fork to the exit; beside them, PROG run
  *            natively with an LD_AUDIT module that does nothing: what
- *            ld.so's audit namespace costs by itself.
+ *            ld.so's audit namespace costs by itself; and natively with
+ *            one that prints the clock at its callbacks (libtimeaudit.so),
+ *            ld.so's own time to the points where the module's steps
+ *            begin: what of a module phase is ld.so's, not ours.
  * Exit 0 unless a run failed.
  *
  *   xoload-bench [STARTUP_RUNS [STEADY_RUNS [MIB]]]   (default 25 5 64)
@@ -69,6 +73,7 @@
 #define NODE		"/usr/bin/node"
 #define TIMES		"/tmp/xoload-bench.times"
 #define NULLAUDIT	"/xonly/lib/xoload/libnullaudit.so"
+#define TIMEAUDIT	"/xonly/lib/xoload/libtimeaudit.so"	/* the same, printing its clock (nullaudit.c) */
 #define DATA		"/tmp/xoload-bench.data"
 #define EMPTY		"/tmp/xoload-bench.empty"
 #define EXECTHROUGH	"/xonly/lib/xoload/execthrough"
@@ -287,7 +292,7 @@ static int startup(const char *label, char *const argv[], int n, double *t[NVARI
 #define MAX_EV 64
 struct run_ev { int n; char name[MAX_EV][160]; double t[MAX_EV]; };
 
-static int timed_events(const char *prog, bool cache, bool module, struct run_ev *ev)
+static int timed_events(char *const argv[], const char *env1, const char *env2, struct run_ev *ev)
 {
 	char line[512];
 	double t0, t1;
@@ -303,11 +308,11 @@ static int timed_events(const char *prog, bool cache, bool module, struct run_ev
 		dup2(fd, 1);
 		dup2(e, 2);
 		setenv("XOLOAD_TIMES", "1", 1);
-		if (!cache)
-			setenv("XOLOAD_NO_CACHE", "1", 1);
-		if (module)
-			putenv(MODULE_ENV);
-		execl(XOLOAD, XOLOAD, prog, "bench", (char *)NULL);
+		if (env1)
+			putenv((char *)env1);
+		if (env2)
+			putenv((char *)env2);
+		execv(argv[0], argv);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
@@ -374,6 +379,9 @@ static const char *phase_name(const char *to, char *buf, size_t len)
 		{ "mode", "module: the kernel's xonly level" },
 		{ "module", "module: the gate, the safety net" },
 		{ "objopen", "ld.so maps %s, until its la_objopen" },
+		{ "loaded", "ld.so ends the load (symbol versions, TLS), until LA_ACT_CONSISTENT" },
+		/* libtimeaudit.so only (a native run's baseline) */
+		{ "preinit", "ld.so relocates, until la_preinit" },
 		/* ld.so's hook (run/hook.c), the default */
 		{ "hook", "ld.so starts, maps and relocates the libraries, calls the hook" },
 		{ "hooked", "the hook, until it plans %s" },
@@ -382,7 +390,7 @@ static const char *phase_name(const char *to, char *buf, size_t len)
 		{ "same object", "la_objopen or the hook: is it the file ld.so mapped (sameobj)" },
 		{ "carved", "la_objopen: --kernel: data in text readable again (pkey_mprotect)" },
 		{ "protected", "la_objopen or the hook: the safety net, the report for %s" },
-		{ "exit", "the rest: ld.so relocates, constructors, PROG, exit, our wait" },
+		{ "exit", "the rest: what ld.so has left (relocation, constructors), PROG, exit, our wait" },
 	};
 	const char *obj = "";
 	size_t i, n;
@@ -401,8 +409,25 @@ static const char *phase_name(const char *to, char *buf, size_t len)
 	return buf;
 }
 
-static int phases(const char *label, const char *prog, bool cache, bool module, int n)
+/* How phases() runs PROG. */
+enum how { HOOKED, HOOKED_NO_CACHE, MODULE, KERNEL, NATIVE_TIMED };
+
+static int phases(const char *label, const char *prog, enum how how, int n)
 {
+	static const char *const what[] = {
+		[HOOKED] = "under xoload (XOLOAD_TIMES), with the plan cache",
+		[HOOKED_NO_CACHE] = "under xoload (XOLOAD_TIMES), without the plan cache (XOLOAD_NO_CACHE)",
+		[MODULE] = "under xoload with XOLOAD_HOOK=0 (the audit module) (XOLOAD_TIMES), with the plan cache",
+		[KERNEL] = "under xoload --kernel (XOLOAD_TIMES, which takes xoload's full path where a run "
+			   "without it takes the early one), with the plan cache",
+		[NATIVE_TIMED] = "natively, with an audit module that does nothing but print the clock at each "
+				 "callback (libtimeaudit.so): ld.so's own time to the points where the module's "
+				 "steps above begin",
+	};
+	char *argv[] = { XOLOAD, how == KERNEL ? "--kernel" : (char *)prog, how == KERNEL ? (char *)prog : "bench",
+			 how == KERNEL ? "bench" : NULL, NULL };
+	const char *env = how == HOOKED_NO_CACHE ? "XOLOAD_NO_CACHE=1" : how == MODULE ? MODULE_ENV :
+			  how == NATIVE_TIMED ? "LD_AUDIT=" TIMEAUDIT : NULL;
 	static struct run_ev ev[64];
 	double d[64], total[64];
 	char buf[256];
@@ -411,11 +436,10 @@ static int phases(const char *label, const char *prog, bool cache, bool module, 
 	if (n > 64)
 		n = 64;
 	for (i = 0; i < n; i++)
-		if (timed_events(prog, cache, module, &ev[i]))
+		if (timed_events(how == NATIVE_TIMED ? argv + 1 : argv, env, NULL, &ev[i]))
 			return 1;
 	unlink(TIMES);
-	printf("xoload phases: %s under xoload%s (XOLOAD_TIMES), %s, median of %d runs:\n", label,
-	       module ? " with XOLOAD_HOOK=0 (the audit module)" : "", cache ? "with the plan cache" : "without the plan cache (XOLOAD_NO_CACHE)", n);
+	printf("xoload phases: %s %s, median of %d runs:\n", label, what[how], n);
 	for (k = 1; k < ev[0].n; k++) {
 		int m = 0;
 
@@ -428,7 +452,7 @@ static int phases(const char *label, const char *prog, bool cache, bool module, 
 	for (i = 0; i < n; i++)
 		total[i] = ev[i].t[ev[i].n - 1] - ev[i].t[0];
 	printf("xoload phases:   %8.3f ms  in all, from the fork to the end of the wait\n", bench_median(total, n) * 1e3);
-	if (!cache || module)
+	if (how != HOOKED)
 		return 0;
 	/* The same program natively, without and with an audit module that does nothing, interleaved. */
 	for (i = 0; i < n; i++) {
@@ -565,8 +589,9 @@ int main(int argc, char **argv)
 		printf("xoload startup: FAILED: a run exited non-zero\n");
 		return 1;
 	}
-	if (phases("hello", HELLO, true, false, nstart) || phases("hello", HELLO, false, false, nstart) ||
-	    phases("hello", HELLO, true, true, nstart)) {
+	if (phases("hello", HELLO, HOOKED, nstart) || phases("hello", HELLO, HOOKED_NO_CACHE, nstart) ||
+	    phases("hello", HELLO, MODULE, nstart) || phases("hello", HELLO, NATIVE_TIMED, nstart) ||
+	    (timed((char *[]){ XOLOAD, "--kernel", HELLO, NULL }) >= 0 && phases("hello", HELLO, KERNEL, nstart))) {
 		printf("xoload phases: FAILED: XOLOAD_TIMES=1 %s %s exited non-zero\n", XOLOAD, HELLO);
 		return 1;
 	}
