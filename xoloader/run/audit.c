@@ -70,6 +70,7 @@ static uint64_t at_base RT_HOT, at_sysinfo RT_HOT;
 static const char *execfn RT_HOT;
 static bool started RT_HOT, first_base = true;
 static bool kernel_mode RT_HOT;	/* xoload --kernel: the kernel made all code xo; carve data back */
+static bool guarding RT_HOT;	/* the load guard (net.h): the kernel makes code xo as ld.so maps it */
 static bool net_on RT_HOT;	/* the safety net (net.h): not --no-net, not the strict level */
 static uint64_t t_version RT_HOT;	/* la_version()'s clock, for XOLOAD_TIMES (known later) */
 static const struct link_map *start_map RT_HOT;	/* the first la_objopen()'s: ld.so's namespaces from it */
@@ -474,7 +475,7 @@ __attribute__((visibility("default")))
 char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int flag)
 {
 	(void)cookie;
-	if (kernel_mode && flag == LA_SER_ORIG)
+	if (guarding && flag == LA_SER_ORIG)
 		guard_loads();
 	return (char *)name;
 }
@@ -482,6 +483,8 @@ char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int flag)
 /* The first callback with a link map: set up from the initial stack, confirm the gate. */
 static void start(struct link_map *map)
 {
+	long level;
+
 	started = true;
 	if (!find_stack(map))
 		xo_refuse("xoaudit.so: cannot find the initial stack (__libc_stack_end): ", "not run");
@@ -494,8 +497,11 @@ static void start(struct link_map *map)
 	xoc_setup(env(XOC_DIR_ENV), env(XOC_OFF_ENV) != NULL, env(XOC_VERBOSE_ENV) != NULL, 0);
 	rt_step("cache setup", NULL);
 	/* xoload --kernel (or a descendant): the kernel's xonly mode is on, level 1 or 2 (strict). */
-	kernel_mode = !flags && rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0) >= 1;
-	if (kernel_mode)
+	level = rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0);
+	kernel_mode = !flags && level >= 1;
+	/* Also xoload's own runs under xonly=on or =strict; not learn mode's, where reads do not fault. */
+	guarding = kernel_mode || level == XONLY_PR_XONLY_ON || level == XONLY_PR_XONLY_STRICT;
+	if (guarding)
 		guard_loads();
 	rt_step("mode", NULL);
 	if (!flags && !kernel_mode)
@@ -754,6 +760,6 @@ __attribute__((visibility("default"))) void la_activity(uintptr_t *cookie, unsig
 	}
 	if (flag != LA_ACT_DELETE)
 		xonet_settle();
-	if (kernel_mode && flag == LA_ACT_CONSISTENT)
+	if (guarding && flag == LA_ACT_CONSISTENT)
 		xonet_guard_end();
 }

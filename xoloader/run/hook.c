@@ -30,6 +30,17 @@
  *     protected before any constructor or PROG runs, where the module
  *     protects them before relocation;
  *   - the safety net is the preloader's (net.c), not the module's.
+ * In the kernel's xonly mode (xonly=on, or a parent's prctl) the kernel
+ * makes each PF_X segment execute-only as ld.so maps it, and ld.so reads
+ * program headers and notes from the mapping: from a call with r_state
+ * RT_ADD to the consistent call that ends the load, the hook puts up the
+ * module's load guard (net.c: such a read of headers or notes gets their
+ * page back, as the object's plan will).  At startup ld.so makes that call
+ * before it maps the first library; in dlopen() (glibc 2.35+) only once
+ * the object asked for is mapped, its headers read: that object is not
+ * guarded, only what it needs (a library with its headers in code
+ * dlopen()ed in xonly mode: XOLOAD_HOOK=0, whose la_objsearch() comes
+ * first, xoload(1)).
  * Inheritance is the module's: LD_AUDIT goes into PROG's environment under
  * another name (XO_AUDIT), which ld.so does not read, and the first
  * consistent state names it LD_AUDIT again (or removes it, --no-inherit),
@@ -60,6 +71,7 @@
 #include "runpath.h"
 #include "sys.h"
 #include "xoload.h"
+#include "xonly/uapi.h"
 
 #define HOOK_MAX	4096	/* objects in all namespaces at once */
 #define PATCH_LEN	13	/* movabs $imm64, %r11 (10); jmp *%r11 (3) */
@@ -74,6 +86,8 @@ static char *hidden_tunables RT_HOT;	/* "XOIBC_TUNABLES=...": the module's GLIBC
 static bool user_tunables RT_HOT;	/* the user's entry, which PROG's ld.so read, is in the one above */
 static char **hook_envp RT_HOT;	/* PROG's environment, on its initial stack */
 static bool started RT_HOT;
+static RT_HOT uint64_t ld_code_lo, ld_code_hi;	/* ld.so's PF_X span: the load guard's reader */
+static bool in_xonly_mode RT_HOT;	/* the kernel's xonly mode, level 1 or 2: it is never left */
 /*
  * The objects of the last call (.now, nseen of them) and of this one
  * (.next): side by side, so that a few dozen of each are one page, not
@@ -196,14 +210,38 @@ static void hook_enter(void)
  * (dlclose) drop out of the table, so that a new object that ld.so maps at
  * the same address with the same link map is protected again.
  */
+/*
+ * A load begins or goes on (some namespace is not consistent): in the
+ * kernel's xonly mode, the load guard (net.h); the consistent call ends it.
+ * Learn mode (level 3) reads code without a fault: no guard there.
+ */
+static void guard_load(bool loading)
+{
+	long level;
+
+	if (!loading) {
+		xonet_guard_end();
+		return;
+	}
+	if (!in_xonly_mode) {
+		level = rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0);
+		in_xonly_mode = level == XONLY_PR_XONLY_ON || level == XONLY_PR_XONLY_STRICT;
+	}
+	if (in_xonly_mode && ld_code_hi)
+		xonet_guard(ld_code_lo, ld_code_hi);
+}
+
 __attribute__((used)) void hook_debug_state(void)
 {
 	struct r_debug_extended *r;
 	const struct link_map *m;
 	int n = 0, i;
-	bool base = true;
+	bool base = true, loading = false;
 
 	hook_enter();
+	for (r = rdebug; r; r = r->base.r_version >= 2 ? r->r_next : NULL)
+		loading |= r->base.r_state != RT_CONSISTENT;
+	guard_load(loading);
 	for (r = rdebug; r; r = r->base.r_version >= 2 ? r->r_next : NULL, base = false) {
 		bool consistent = r->base.r_state == RT_CONSISTENT, first = true;
 
@@ -390,6 +428,16 @@ int hook_install(const struct image *prog, const struct image *interp, uint64_t 
 		return HOOK_USE_MODULE;
 	}
 	rdebug = (struct r_debug_extended *)(interp->bias + rd->st_value);
+	for (i = 0; i < interp->eh.e_phnum; i++) {
+		const Elf64_Phdr *ph = &interp->ph[i];
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		if (!ld_code_hi || interp->bias + ph->p_vaddr < ld_code_lo)
+			ld_code_lo = interp->bias + ph->p_vaddr;
+		if (interp->bias + ph->p_vaddr + ph->p_memsz > ld_code_hi)
+			ld_code_hi = interp->bias + ph->p_vaddr + ph->p_memsz;
+	}
 	prog_bias = prog->bias;
 	interp_bias = interp->bias;
 	vdso_base = vdso;

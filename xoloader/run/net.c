@@ -17,13 +17,15 @@
  * without the net (status, core dump); a sent signal is raised again if
  * that disposition was the default.  From then on the net is off.
  *
- * The same handler is the load guard (xonet_guard(), --kernel): there the
- * kernel maps every PF_X segment execute-only as ld.so maps it, and ld.so
+ * The same handler is the load guard (xonet_guard(), the kernel's xonly
+ * mode: --kernel, and xoload's module or hook under xonly=on or =strict):
+ * there the kernel maps every PF_X segment execute-only as ld.so maps it, and ld.so
  * reads an object's program headers and notes from its mapping before
  * la_objopen(), where the module would make them readable.  Where those
  * lie in a code segment (BOLT's librustc_driver, -z noseparate-code
  * objects) ld.so's read faults.  The guard, there only while ld.so loads
- * (la_objsearch to LA_ACT_CONSISTENT, over the default disposition),
+ * (la_objsearch to LA_ACT_CONSISTENT, or the hook's RT_ADD to
+ * RT_CONSISTENT, over the default disposition),
  * takes such a fault - a read of a protection key by ld.so's own code -
  * and, if the byte read is one of the file's ELF header, program headers
  * or notes inside a code segment (header_byte(), from the file the
@@ -336,9 +338,9 @@ static __attribute__((noinline)) bool guard_read(uint64_t a)
 	}
 	put(&l, " (");
 	put(&l, why ? why : "its headers, but its page could not be made readable");
-	put(&l, ") while it loaded it, mapped execute-only by the kernel: under --kernel only headers and notes"
-		" are given back before xoload's module runs (a -z noseparate-code object runs under xoload"
-		" without --kernel)");
+	put(&l, ") while it loaded it, mapped execute-only by the kernel: in the kernel's xonly mode (--kernel,"
+		" xonly=on) only headers and notes are given back before xoload plans it (outside it, a"
+		" -z noseparate-code object runs under xoload without --kernel)");
 	if (l.n >= sizeof(l.b) - 1)
 		l.n = sizeof(l.b) - 2;
 	l.b[l.n++] = '\n';

@@ -109,7 +109,8 @@ void xonet_settle(void);
 void xonet_arm(void);
 /*
  * The load guard, for the kernel's xonly mode (--kernel and its
- * descendants), while ld.so loads objects: its reads, by its code
+ * descendants; the module and the hook under xonly=on or =strict), while
+ * ld.so loads objects: its reads, by its code
  * [@ld_lo, @ld_hi), of an object's ELF header, program headers or notes
  * that the kernel mapped execute-only make that page readable (net.c).
  * The handler is installed if SIGSEGV's disposition is the default (or
@@ -117,7 +118,8 @@ void xonet_arm(void);
  */
 bool xonet_guard(uint64_t ld_lo, uint64_t ld_hi);
 /*
- * The load is over (la_activity LA_ACT_CONSISTENT): the disposition the
+ * The load is over (la_activity LA_ACT_CONSISTENT, the hook's
+ * RT_CONSISTENT): the disposition the
  * program had is put back if the guard installed the handler and the
  * net does not need it, so that the program starts, and installs its own
  * handlers (Rust's std only over the default), as without xoload.
