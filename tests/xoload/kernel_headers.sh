@@ -82,29 +82,30 @@ ok $? "--kernel by the full path: the same (status $st: $(res | tr '\n' ' '); st
 # libraries as under --kernel, and the module and the hook put up the same
 # guard while ld.so loads (without it both died of SIGSEGV there, no
 # line).  The hook's call comes before ld.so maps a startup library, but
-# in dlopen() only after the object is mapped: the hook row runs
-# farcodeuser without its dlopen().  At the strict level (where xoload
-# takes the module) no page of code can be given back without a plan:
-# one line naming the library, SIGSEGV.
+# in dlopen() only after the object is mapped: the hook's row runs
+# farcodeuser without its dlopen(), with XOLOAD_HOOK=1 (the hook or 126,
+# also in the boot that exports XOLOAD_HOOK=0).  At the strict level
+# xoload takes the module (no code is made writable there, so no hook),
+# and no page of code can be given back without a plan: one line naming
+# the library, SIGSEGV.
 want1='farcode_fn(2) = 11
 SIGSEGV: default'
 strict_refused() {
 	[ "$st" = 139 ] && [ "$(wc -l < $D/err)" = 1 ] &&
 		grep -q "^xoload: ld.so read $D/libfarcode.so+0x[0-9a-f]* (its headers, but its page could not be made readable)" $D/err
 }
-out=$($XO $D/farcodeuser 2>$D/err); st=$?
 if [ "$lvl" = 2 ]; then
+	run env XOLOAD_HOOK=0 $XO
 	strict_refused
-	ok $? "xoload (the hook) farcodeuser at the strict level: refused by the guard, one line, SIGSEGV (status $st: $(head -c 300 $D/err))"
+	ok $? "xoload farcodeuser at the strict level (the module): refused by the guard, one line, SIGSEGV (status $st: $(head -c 300 $D/err))"
+	out=$(XOLOAD_HOOK=1 $XO $D/farcodeuser 2>$D/err); st=$?
+	strict_refused
+	ok $? "XOLOAD_HOOK=1 xoload farcodeuser at the strict level (the module all the same): refused by the guard, one line, SIGSEGV (status $st: $(head -c 300 $D/err))"
 else
+	out=$(XOLOAD_HOOK=1 $XO $D/farcodeuser 2>$D/err); st=$?
 	[ "$st" = 0 ] && [ "$(res)" = "$want1" ] && [ ! -s $D/err ] && xo_lib libfarcode.so
-	ok $? "xoload (the hook) farcodeuser: runs, its library's code execute-only, SIGSEGV at the default in main (status $st: $(res | tr '\n' ' '); keys: libfarcode.so $(keys libfarcode.so); stderr: $(head -c 300 $D/err))"
-fi
-run env XOLOAD_HOOK=0 $XO
-if [ "$lvl" = 2 ]; then
-	strict_refused
-	ok $? "XOLOAD_HOOK=0 xoload (the module) farcodeuser at the strict level: refused by the guard, one line, SIGSEGV (status $st: $(head -c 300 $D/err))"
-else
+	ok $? "XOLOAD_HOOK=1 xoload (the hook) farcodeuser: runs, its library's code execute-only, SIGSEGV at the default in main (status $st: $(res | tr '\n' ' '); keys: libfarcode.so $(keys libfarcode.so); stderr: $(head -c 300 $D/err))"
+	run env XOLOAD_HOOK=0 $XO
 	[ "$st" = 0 ] && [ "$(res)" = "$want" ] && [ ! -s $D/err ] && xo_lib libfarcode.so && xo_lib libfarcode-dl.so
 	ok $? "XOLOAD_HOOK=0 xoload (the module): runs, linked and dlopen()ed library alike, their code execute-only, SIGSEGV at the default in main (status $st: $(res | tr '\n' ' '); stderr: $(head -c 300 $D/err))"
 fi

@@ -499,7 +499,12 @@ static void start(struct link_map *map)
 	/* xoload --kernel (or a descendant): the kernel's xonly mode is on, level 1 or 2 (strict). */
 	level = rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0);
 	kernel_mode = !flags && level >= 1;
-	/* Also xoload's own runs under xonly=on or =strict; not learn mode's, where reads do not fault. */
+	/*
+	 * The load guard: also xoload's own runs under xonly=on or =strict
+	 * (in learn mode reads do not fault: only kernel_mode, which counts
+	 * it, puts the guard up there, to no effect).  Asked once: a level
+	 * the program raises later (its own prctl) is not seen.
+	 */
 	guarding = kernel_mode || level == XONLY_PR_XONLY_ON || level == XONLY_PR_XONLY_STRICT;
 	if (guarding)
 		guard_loads();

@@ -38,9 +38,8 @@
  * page back, as the object's plan will).  At startup ld.so makes that call
  * before it maps the first library; in dlopen() (glibc 2.35+) only once
  * the object asked for is mapped, its headers read: that object is not
- * guarded, only what it needs (a library with its headers in code
- * dlopen()ed in xonly mode: XOLOAD_HOOK=0, whose la_objsearch() comes
- * first, xoload(1)).
+ * guarded (a library with its headers in code dlopen()ed in xonly mode:
+ * XOLOAD_HOOK=0, whose la_objsearch() comes first, xoload(1)).
  * Inheritance is the module's: LD_AUDIT goes into PROG's environment under
  * another name (XO_AUDIT), which ld.so does not read, and the first
  * consistent state names it LD_AUDIT again (or removes it, --no-inherit),
@@ -87,7 +86,7 @@ static bool user_tunables RT_HOT;	/* the user's entry, which PROG's ld.so read, 
 static char **hook_envp RT_HOT;	/* PROG's environment, on its initial stack */
 static bool started RT_HOT;
 static RT_HOT uint64_t ld_code_lo, ld_code_hi;	/* ld.so's PF_X span: the load guard's reader */
-static bool in_xonly_mode RT_HOT;	/* the kernel's xonly mode, level 1 or 2: it is never left */
+static bool in_xonly_mode RT_HOT;	/* the kernel's xonly mode, level 1 or 2, when xoload ran */
 /*
  * The objects of the last call (.now, nseen of them) and of this one
  * (.next): side by side, so that a few dozen of each are one page, not
@@ -203,6 +202,22 @@ static void hook_enter(void)
 }
 
 /*
+ * A load (some namespace in RT_ADD): in the kernel's xonly mode, the load
+ * guard (net.h); the call that ends it takes it down.  Whether the process
+ * is in xonly mode is asked once, in hook_install(), before the program
+ * runs: a prctl() inside its dlopen() could meet a seccomp filter it has
+ * installed since.  Learn mode (level 3) reads code without a fault: no
+ * guard there.
+ */
+static void guard_load(bool loading)
+{
+	if (!loading)
+		xonet_guard_end();
+	else if (in_xonly_mode && ld_code_hi)
+		xonet_guard(ld_code_lo, ld_code_hi);
+}
+
+/*
  * Called by ld.so where it calls _dl_debug_state(), under its load lock.
  * Every namespace (r_next: hook_install() requires glibc 2.35+) whose map is consistent: its
  * objects not seen before are protected.  Objects of a namespace in the
@@ -210,27 +225,6 @@ static void hook_enter(void)
  * (dlclose) drop out of the table, so that a new object that ld.so maps at
  * the same address with the same link map is protected again.
  */
-/*
- * A load begins or goes on (some namespace is not consistent): in the
- * kernel's xonly mode, the load guard (net.h); the consistent call ends it.
- * Learn mode (level 3) reads code without a fault: no guard there.
- */
-static void guard_load(bool loading)
-{
-	long level;
-
-	if (!loading) {
-		xonet_guard_end();
-		return;
-	}
-	if (!in_xonly_mode) {
-		level = rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0);
-		in_xonly_mode = level == XONLY_PR_XONLY_ON || level == XONLY_PR_XONLY_STRICT;
-	}
-	if (in_xonly_mode && ld_code_hi)
-		xonet_guard(ld_code_lo, ld_code_hi);
-}
-
 __attribute__((used)) void hook_debug_state(void)
 {
 	struct r_debug_extended *r;
@@ -240,7 +234,7 @@ __attribute__((used)) void hook_debug_state(void)
 
 	hook_enter();
 	for (r = rdebug; r; r = r->base.r_version >= 2 ? r->r_next : NULL)
-		loading |= r->base.r_state != RT_CONSISTENT;
+		loading |= r->base.r_state == RT_ADD;
 	guard_load(loading);
 	for (r = rdebug; r; r = r->base.r_version >= 2 ? r->r_next : NULL, base = false) {
 		bool consistent = r->base.r_state == RT_CONSISTENT, first = true;
@@ -343,6 +337,7 @@ int hook_install(const struct image *prog, const struct image *interp, uint64_t 
 	uint8_t patch[PATCH_LEN] = { 0x49, 0xbb };	/* then the address, then 0x41 0xff 0xe3 */
 	volatile uint8_t *code;
 	const char *why;
+	long level;
 	int i;
 
 	for (i = 0; i < interp->eh.e_phnum; i++)
@@ -428,6 +423,8 @@ int hook_install(const struct image *prog, const struct image *interp, uint64_t 
 		return HOOK_USE_MODULE;
 	}
 	rdebug = (struct r_debug_extended *)(interp->bias + rd->st_value);
+	level = rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0);
+	in_xonly_mode = level == XONLY_PR_XONLY_ON || level == XONLY_PR_XONLY_STRICT;
 	for (i = 0; i < interp->eh.e_phnum; i++) {
 		const Elf64_Phdr *ph = &interp->ph[i];
 
