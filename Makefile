@@ -302,9 +302,9 @@ $(BUILD)/guest/tests/xoload/%: tests/xoload/%.sh $(XO_HELPERS)
 $(XO_LIBDIR)/libnullaudit.so: tests/xoload/lib/nullaudit.c
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) $(XO_AUDIT_FLAGS) -o $@ $<
-$(XO_LIBDIR)/libtimeaudit.so: tests/xoload/lib/nullaudit.c xoloader/run/sys.h
+$(XO_LIBDIR)/libtimeaudit.so: tests/xoload/lib/nullaudit.c xoloader/run/report.c $(XO_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(XO_CFLAGS) $(XO_AUDIT_FLAGS) -DTIME_MARKS -o $@ $<
+	$(CC) $(XO_CFLAGS) $(XO_AUDIT_FLAGS) -DTIME_MARKS -o $@ tests/xoload/lib/nullaudit.c xoloader/run/report.c
 
 # A static program that only execve()s its argument: the floor of make bench.
 $(XO_LIBDIR)/execthrough: tests/xoload/lib/execthrough.c kernel/include/xonly/uapi.h xoloader/run/sys.h

@@ -5,9 +5,10 @@
  * can time a native run with an audit namespace and nothing else - the
  * part of xoload's startup that is ld.so's audit machinery, not ours.
  *
- * Built again with -DTIME_MARKS as libtimeaudit.so: the same, but each
- * callback prints the clock as xoaudit.so does under XOLOAD_TIMES
- * ("xoload: time: EVENT NS" on stderr, CLOCK_MONOTONIC), at the same
+ * Built again with -DTIME_MARKS as libtimeaudit.so, with run/report.c:
+ * the same, but each callback prints the clock with xoaudit.so's
+ * rt_time() under XOLOAD_TIMES ("xoload: time: EVENT NS" on stderr,
+ * CLOCK_MONOTONIC), at the same
  * points (la_version, each named object's la_objopen, the load's first
  * LA_ACT_CONSISTENT), and at la_preinit: make bench's phases of a native
  * run, the baseline that the module's phases are read against (how long
@@ -17,33 +18,11 @@
 #include <stdint.h>
 
 #ifdef TIME_MARKS
+#include "../../../xoloader/run/report.h"
 #include "../../../xoloader/run/sys.h"
 
-static void mark(const char *event, const char *obj)
-{
-	char line[512], digits[24];
-	uint64_t ns = rt_clock_ns();
-	size_t n = 0, k = 0;
-	const char *p;
-
-	for (p = "xoload: time: "; *p; p++)
-		line[n++] = *p;
-	for (p = event; *p && n < 200; p++)
-		line[n++] = *p;
-	if (obj) {
-		line[n++] = ' ';
-		for (p = obj; *p && n < 480; p++)
-			line[n++] = *p;
-	}
-	line[n++] = ' ';
-	do
-		digits[k++] = (char)('0' + ns % 10);
-	while ((ns /= 10) && k < sizeof(digits));
-	while (k)
-		line[n++] = digits[--k];
-	line[n++] = '\n';
-	rt_syscall(RT_NR_write, 2, (long)line, (long)n);
-}
+/* xoaudit.so's own line (run/report.c), which make bench parses. */
+#define mark(event, obj) rt_time(event, obj, rt_clock_ns())
 #else
 #define mark(event, obj) ((void)0)
 #endif
