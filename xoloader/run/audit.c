@@ -445,21 +445,12 @@ static uint64_t ld_code_lo, ld_code_hi;
 static void guard_loads(void)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)at_base;
-	const Elf64_Phdr *ph;
-	int i;
 
 	if (!ld_code_hi) {
-		if (!at_base || rt_memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_phentsize != sizeof(*ph))
+		if (!at_base || rt_memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_phentsize != sizeof(Elf64_Phdr))
 			return;
-		ph = (const Elf64_Phdr *)(at_base + eh->e_phoff);
-		ld_code_lo = ~(uint64_t)0;
-		for (i = 0; i < eh->e_phnum; i++)
-			if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
-				if (at_base + ph[i].p_vaddr < ld_code_lo)
-					ld_code_lo = at_base + ph[i].p_vaddr;
-				if (at_base + ph[i].p_vaddr + ph[i].p_memsz > ld_code_hi)
-					ld_code_hi = at_base + ph[i].p_vaddr + ph[i].p_memsz;
-			}
+		xonet_code_span(at_base, (const Elf64_Phdr *)(at_base + eh->e_phoff), eh->e_phnum, &ld_code_lo,
+				&ld_code_hi);
 	}
 	/* The program's own handler (a dlopen() after main): not replaced; such a read kills. */
 	if (ld_code_hi)

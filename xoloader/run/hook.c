@@ -423,18 +423,9 @@ int hook_install(const struct image *prog, const struct image *interp, uint64_t 
 		return HOOK_USE_MODULE;
 	}
 	rdebug = (struct r_debug_extended *)(interp->bias + rd->st_value);
-	level = rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0);
+	level = run_xonly_level();
 	in_xonly_mode = level == XONLY_PR_XONLY_ON || level == XONLY_PR_XONLY_STRICT;
-	for (i = 0; i < interp->eh.e_phnum; i++) {
-		const Elf64_Phdr *ph = &interp->ph[i];
-
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-			continue;
-		if (!ld_code_hi || interp->bias + ph->p_vaddr < ld_code_lo)
-			ld_code_lo = interp->bias + ph->p_vaddr;
-		if (interp->bias + ph->p_vaddr + ph->p_memsz > ld_code_hi)
-			ld_code_hi = interp->bias + ph->p_vaddr + ph->p_memsz;
-	}
+	xonet_code_span(interp->bias, interp->ph, interp->eh.e_phnum, &ld_code_lo, &ld_code_hi);
 	prog_bias = prog->bias;
 	interp_bias = interp->bias;
 	vdso_base = vdso;

@@ -618,6 +618,21 @@ bool xonet_guard(uint64_t ld_lo, uint64_t ld_hi)
 	return r != 0;
 }
 
+void xonet_code_span(uint64_t bias, const Elf64_Phdr *ph, int phnum, uint64_t *lo, uint64_t *hi)
+{
+	int i;
+
+	*lo = ~(uint64_t)0;
+	*hi = 0;
+	for (i = 0; i < phnum; i++)
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
+			if (bias + ph[i].p_vaddr < *lo)
+				*lo = bias + ph[i].p_vaddr;
+			if (bias + ph[i].p_vaddr + ph[i].p_memsz > *hi)
+				*hi = bias + ph[i].p_vaddr + ph[i].p_memsz;
+		}
+}
+
 void xonet_guard_end(void)
 {
 	struct ksigaction cur;

@@ -39,6 +39,7 @@
 #ifndef XOLOADER_RUN_NET_H
 #define XOLOADER_RUN_NET_H
 
+#include <elf.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -117,6 +118,8 @@ void xonet_arm(void);
  * ignored) or already ours; false if the program's own is there.
  */
 bool xonet_guard(uint64_t ld_lo, uint64_t ld_hi);
+/* xonet_guard()'s reader: the span of @phnum program headers' PF_X PT_LOADs at @bias; *@hi 0 if none. */
+void xonet_code_span(uint64_t bias, const Elf64_Phdr *ph, int phnum, uint64_t *lo, uint64_t *hi);
 /*
  * The load is over (la_activity LA_ACT_CONSISTENT, the hook's
  * RT_CONSISTENT): the disposition the

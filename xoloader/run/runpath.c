@@ -110,6 +110,18 @@ const char *run_env(const char *name)
 	return rt_env_in(environ_, name);
 }
 
+long run_xonly_level(void)
+{
+	static long level RT_HOT;
+	static bool asked RT_HOT;
+
+	if (!asked) {
+		level = rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0);
+		asked = true;
+	}
+	return level;
+}
+
 uint64_t run_auxval(uint64_t type)
 {
 	Elf64_auxv_t *a;
@@ -887,7 +899,7 @@ bool use_hook(const struct image *prog, unsigned int flags, bool audit_given)
 	 */
 	if ((h && !rt_strcmp(h, "0")) || !prog->has_interp || audit_given || (flags & (XOF_REPORT | XOF_SCAN)) ||
 	    (a && rt_strcmp(a, audit_path)) ||
-	    rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0) == XONLY_PR_XONLY_STRICT)
+	    run_xonly_level() == XONLY_PR_XONLY_STRICT)
 		return false;
 	hook_flags = flags | XOF_PRESENT;
 	return true;

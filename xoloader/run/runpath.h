@@ -39,6 +39,8 @@ const char *run_env(const char *name);
 /* --no-cache: no plan from the plan cache, here and in the module and children (plancache.h). */
 void run_no_cache(void);
 uint64_t run_auxval(uint64_t type);
+/* prctl(XONLY_PR_GET_XONLY) as the preloader first found it (-errno on a kernel without it). */
+long run_xonly_level(void);
 
 /* One line "PREFIX MSG" on stderr, control characters escaped. */
 void line(const char *prefix, const char *msg);
