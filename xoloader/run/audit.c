@@ -509,7 +509,7 @@ static void start(struct link_map *map)
 	if ((flags & XOF_SCAN) && self_path()[0])
 		scan(self_path(), "[xoload runtime] ");	/* the only object of its namespace */
 	/* The preloader's PROG and ld.so (xoload.h): recorded before this module existed. */
-	net_on = xonet_on(env(XOLOAD_NO_NET_ENV));
+	net_on = xonet_on(env(XOLOAD_NO_NET_ENV), level);
 	if (gate && gate->net && net_on) {
 		/* Fail closed: a table of another layout is not read; its net pages stay execute-only. */
 		if (!xonet_import((const struct xonet_table *)gate->net))

@@ -78,9 +78,9 @@ struct xonet_table *xonet_table(void)
 	return &table;
 }
 
-bool xonet_on(const char *no_net_env)
+bool xonet_on(const char *no_net_env, long xonly_level)
 {
-	return !no_net_env && rt_syscall6(RT_NR_prctl, XONLY_PR_GET_XONLY, 0, 0, 0, 0, 0) != XONLY_PR_XONLY_STRICT;
+	return !no_net_env && xonly_level != XONLY_PR_XONLY_STRICT;
 }
 
 /* --- the handler ------------------------------------------------------------ */

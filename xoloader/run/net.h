@@ -80,8 +80,12 @@ struct xonet_table {
 	struct xonet_range r[XONET_RANGES];
 };
 
-/* Whether the net is on in this process: no XOLOAD_NO_NET (@no_net_env NULL), not the strict level. */
-bool xonet_on(const char *no_net_env);
+/*
+ * Whether the net is on in this process: no XOLOAD_NO_NET (@no_net_env
+ * NULL), not the strict level (@xonly_level, prctl(XONLY_PR_GET_XONLY)
+ * as the caller asked it once).
+ */
+bool xonet_on(const char *no_net_env, long xonly_level);
 /*
  * Record object @name mapped at @bias, planned as @p (its executable
  * extent names the instruction that faults), and its net pages @net

@@ -909,7 +909,7 @@ void map_and_protect(struct image *prog, struct plan *pplan, const struct xoc_ne
 		     struct plan *iplan, const struct xoc_net *inet)
 {
 	static char err[PATH_MAX + 200];
-	bool net = !no_net_env && xonet_on(run_env(XOLOAD_NO_NET_ENV));
+	bool net = !no_net_env && xonet_on(run_env(XOLOAD_NO_NET_ENV), run_xonly_level());
 	int rc;
 
 	if ((rc = image_map(prog, err, sizeof(err))) || (prog->has_interp && (rc = image_map(interp, err, sizeof(err)))))
