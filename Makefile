@@ -218,7 +218,7 @@ XO_HELPERS := $(XO_LIBDIR)/libxoprobe.so $(XO_LIBDIR)/libnullaudit.so $(XO_LIBDI
               $(XO_LIBDIR)/libgap.so $(XO_LIBDIR)/gapuser \
               $(XO_LIBDIR)/hello-static $(XO_LIBDIR)/libtextrel.so $(XO_LIBDIR)/textrel-user \
               $(XO_LIBDIR)/libpkrugadgets.so $(XO_LIBDIR)/datatext $(XO_LIBDIR)/libdatatext.so \
-              $(XO_LIBDIR)/selfexec $(XO_LIBDIR)/cryptoprobe $(XO_LIBDIR)/programs.sh $(XO_LIBDIR)/badprogs.sh $(XO_LIBDIR)/smallstack.sh $(XO_LIBDIR)/fork.js $(XO_LIBDIR)/execthrough \
+              $(XO_LIBDIR)/selfexec $(XO_LIBDIR)/cryptoprobe $(XO_LIBDIR)/programs.sh $(XO_LIBDIR)/badprogs.sh $(XO_LIBDIR)/smallstack.sh $(XO_LIBDIR)/fork.js $(XO_LIBDIR)/execthrough $(XO_LIBDIR)/nullload $(XO_LIBDIR)/sweep \
               $(XO_LIBDIR)/netprobe $(XO_LIBDIR)/netprobe-static $(XO_LIBDIR)/xocachetest \
               $(XO_LIBDIR)/xoaudit-othernet.so $(XO_LIBDIR)/hookprobe $(XO_LIBDIR)/ldpatch $(XO_LIBDIR)/hello-ldtmp \
               $(XO_LIBDIR)/libtextrel-nobid.so $(XO_LIBDIR)/textrel-nobid-user $(XO_LIBDIR)/libcodecopy.so \
@@ -310,6 +310,23 @@ $(XO_LIBDIR)/libtimeaudit.so: tests/xoload/lib/nullaudit.c xoloader/run/report.c
 $(XO_LIBDIR)/execthrough: tests/xoload/lib/execthrough.c kernel/include/xonly/uapi.h xoloader/run/sys.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -nostdlib -ffreestanding -fno-stack-protector -fno-pie -no-pie -static -o $@ $<
+
+# make bench's sweep after each timed run: what a run leaves for the next one under TCG.
+$(XO_LIBDIR)/sweep: tests/xoload/lib/sweep.c xoloader/run/sys.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -nostdlib -ffreestanding -fno-stack-protector -fno-pie -no-pie -static -o $@ $<
+
+# A preloader that maps PROG and ld.so and protects nothing: the floor of
+# xoload's design (a static-pie, as xoload: a non-PIE program at 0x400000
+# would lie where an ET_EXEC PROG such as python3 goes); make bench and
+# make bench-host time it.
+NULLLOAD_FLAGS := -nostdlib -ffreestanding -fno-builtin -fno-stack-protector -fPIE -static-pie -Wl,--no-undefined \
+                  -Wl,-z,norelro
+$(XO_LIBDIR)/nullload: tests/xoload/lib/nullload.c xoloader/run/sys.h xoloader/rule/str.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(NULLLOAD_FLAGS) -o $@.tmp $<
+	@if readelf -rW $@.tmp | grep -q 'R_X86_64'; then echo "$@: has relocations, and nothing applies them" >&2; exit 1; fi
+	mv $@.tmp $@
 
 # An audit module that swaps a library's file under ld.so (tests/xoload/sameobj.sh).
 $(XO_LIBDIR)/libswapaudit.so: tests/xoload/lib/swapaudit.c
@@ -973,16 +990,9 @@ $(HB)/bin/execthrough: $(XO_LIBDIR)/execthrough
 	@mkdir -p $(@D)
 	cp $< $@
 
-# A preloader that maps PROG and ld.so and protects nothing: the floor of
-# xoload's design (a static-pie, as xoload: a non-PIE program at 0x400000
-# would lie where an ET_EXEC PROG such as python3 goes).
-NULLLOAD_FLAGS := -nostdlib -ffreestanding -fno-builtin -fno-stack-protector -fPIE -static-pie -Wl,--no-undefined \
-                  -Wl,-z,norelro
-$(HB)/bin/nullload: tests/xoload/lib/nullload.c xoloader/run/sys.h xoloader/rule/str.h
+$(HB)/bin/nullload: $(XO_LIBDIR)/nullload
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(NULLLOAD_FLAGS) -o $@.tmp $<
-	@if readelf -rW $@.tmp | grep -q 'R_X86_64'; then echo "$@: has relocations, and nothing applies them" >&2; exit 1; fi
-	mv $@.tmp $@
+	cp $< $@
 
 $(HB)/bin/hostbench: xoloader/tools/hostbench.c xoloader/tools/benchrun.c $(XO_HDRS)
 	@mkdir -p $(@D)

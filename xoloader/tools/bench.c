@@ -18,13 +18,28 @@
  *            `execthrough PROG` (a static program that only execve()s
  *            PROG: the floor of any command in front of PROG) and
  *            `execthrough --xonly PROG` (the same after prctl(PR_SET_XONLY,
- *            1): the floor of --kernel-plans); and a pair apart, native
+ *            1): the floor of --kernel-plans); two more floors, what
+ *            each design costs before any of xoload's own work: nullload
+ *            PROG (tests/xoload/lib/nullload.c: a preloader that maps
+ *            PROG and ld.so as the kernel would and protects nothing,
+ *            the floor of xoload in user mode, which is exec()ed in place
+ *            of PROG) and `execthrough --xonly PROG` with LD_AUDIT set to
+ *            a module that does nothing (the floor of --kernel: a command
+ *            in front of PROG, and ld.so's audit namespace); and a pair apart, native
  *            and xoload both with personality(ADDR_NO_RANDOMIZE): under
  *            TCG a start without ASLR takes a fifth of the time (hello),
  *            as QEMU reuses the code it translated in an earlier run only
  *            where it lies at the same address (measured, xoloader/README.md;
  *            how QEMU keys it was not looked at); the pair splits what
  *            xoload adds into what ASLR costs under TCG and the rest;
+ *            each run followed by a timed sweep of fresh pages
+ *            (tests/xoload/lib/sweep.c): under TCG a run that leaves a
+ *            freed page with translated code on it slows the next process
+ *            by milliseconds (the hook's copy of ld.so's patched page does),
+ *            so each variant's share is printed apart and charged to it,
+ *            and the variant after it starts clean; each variant is also
+ *            paired with native's run of the same round (the median of the
+ *            differences);
  *   scripts  a shell running PROG 10 times, natively, under `xoload --kernel`
  *            and under `--kernel-plans`: what each descendant of a
  *            process in xonly mode pays (the audit module in LD_AUDIT is
@@ -77,11 +92,15 @@
 #define DATA		"/tmp/xoload-bench.data"
 #define EMPTY		"/tmp/xoload-bench.empty"
 #define EXECTHROUGH	"/xonly/lib/xoload/execthrough"
-#define NVARIANTS	11	/* native, xoload, --kernel, the two --no-cache, --kernel-plans, execthrough (--xonly), the module,
-			   native and xoload without ASLR */
+#define NULLLOAD	"/xonly/lib/xoload/nullload"
+#define SWEEP		"/xonly/lib/xoload/sweep"	/* 512 fresh pages: what a run left for the next (sweep.c) */
+#define NVARIANTS	13	/* native, xoload, --kernel, the two --no-cache, --kernel-plans, execthrough (--xonly), the module,
+			   native and xoload without ASLR, the two floors */
 #define MODULE_ENV	"XOLOAD_HOOK=0"	/* the audit module in place of ld.so's hook, xoload's default */
 #define NOASLR_NATIVE	9	/* the variants run with personality(ADDR_NO_RANDOMIZE) */
 #define NOASLR_XOLOAD	10
+#define FLOOR_PRELOADER	11	/* nullload PROG */
+#define FLOOR_MODULE	12	/* execthrough --xonly PROG with LD_AUDIT=libnullaudit.so */
 
 /* The closures' files (xoload --plan=tsv), for --set-xattr / --clear-xattr; "" if unset. */
 static char plan_files[16384];
@@ -213,18 +232,24 @@ static int set_plans(const char *const *progs)
  * the plan cache and without it (--no-cache), and under --kernel-plans
  * (if the plans are set), @n runs each interleaved (native, xoload,
  * --kernel, xoload --no-cache, --kernel --no-cache, --kernel-plans, ...,
- * native and xoload without ASLR, native, ...): medians and ratios in
- * three lines, @t[NVARIANTS][n] the times.  Returns 1 if a run failed.
+ * native and xoload without ASLR, the two floors, native, ...): medians
+ * and ratios in five lines (the medians; --no-cache; without ASLR; the
+ * floors; each variant paired with native round by round),
+ * @t[NVARIANTS][n] the times.  Returns 1 if a run failed.
  */
 static int startup(const char *label, char *const argv[], int n, double *t[NVARIANTS])
 {
 	static const char *const pre[NVARIANTS][3] = {
 		{ NULL }, { XOLOAD }, { XOLOAD, "--kernel" }, { XOLOAD, "--no-cache" }, { XOLOAD, "--kernel", "--no-cache" },
 		{ XOLOAD, "--kernel-plans" }, { EXECTHROUGH }, { EXECTHROUGH, "--xonly" }, { XOLOAD },
-		{ NULL }, { XOLOAD },
+		{ NULL }, { XOLOAD }, { NULLLOAD }, { EXECTHROUGH, "--xonly" },
+	};
+	static const char *const name[NVARIANTS] = {
+		"native", "xoload", "--kernel", NULL, NULL, "--kernel-plans", "execve() only", "prctl + execve()",
+		"XOLOAD_HOOK=0", NULL, NULL, "nullload", "prctl + execve() + null module",
 	};
 	char *v[NVARIANTS][16];
-	double m[NVARIANTS];
+	double m[NVARIANTS], paired[NVARIANTS], left[NVARIANTS], *d, *ts[NVARIANTS];
 	int i, k, j, np, kernel_ok, plans_ok = plan_files[0] != 0;
 
 	for (j = 0; j < NVARIANTS; j++) {
@@ -239,13 +264,37 @@ static int startup(const char *label, char *const argv[], int n, double *t[NVARI
 	timed(v[0]);
 	timed(v[1]);
 	plans_ok = plans_ok && kernel_ok;
+	if (!(d = calloc((size_t)n * (NVARIANTS + 1), sizeof(*d))))
+		return 1;
+	for (j = 0; j < NVARIANTS; j++)
+		ts[j] = d + (size_t)n * (j + 1);
+	/*
+	 * After each run, the sweep (sweep.c), timed: what the run left for
+	 * the next process under TCG is paid there, not by the next variant.
+	 */
 	for (i = 0; i < n; i++)
 		for (j = 0; j < NVARIANTS; j++) {
-			t[j][i] = (kernel_ok || (j != 2 && j != 4 && j != 7)) && (plans_ok || j != 5) ?
-				  timed_as(v[j], j == 8 ? MODULE_ENV : NULL, j >= NOASLR_NATIVE) : 1;
-			if (t[j][i] < 0)
+			t[j][i] = (kernel_ok || (j != 2 && j != 4 && j != 7 && j != FLOOR_MODULE)) && (plans_ok || j != 5) ?
+				  timed_as(v[j], j == 8 ? MODULE_ENV : j == FLOOR_MODULE ? "LD_AUDIT=" NULLAUDIT : NULL,
+					   j == NOASLR_NATIVE || j == NOASLR_XOLOAD) : 1;
+			ts[j][i] = timed((char *[]){ SWEEP, NULL });
+			if (t[j][i] < 0 || ts[j][i] < 0) {
+				free(d);
 				return 1;
+			}
 		}
+	/* Each round's difference to native's run of the same round, before the medians sort the runs. */
+	for (j = 0; j < NVARIANTS; j++) {
+		int base = j >= NOASLR_NATIVE && j <= NOASLR_XOLOAD ? NOASLR_NATIVE : 0;
+
+		for (i = 0; i < n; i++)
+			d[i] = t[j][i] - t[base][i];
+		paired[j] = bench_median(d, n);
+		for (i = 0; i < n; i++)
+			d[i] = ts[j][i] - ts[base][i];
+		left[j] = bench_median(d, n);
+	}
+	free(d);
 	for (j = 0; j < NVARIANTS; j++)
 		m[j] = bench_median(t[j], n);
 	printf("xoload startup: %s, median of %d interleaved runs: native %.2f ms, xoload (ld.so's hook) %.2f ms: ratio %.3f (target <= 1.10)",
@@ -280,6 +329,41 @@ static int startup(const char *label, char *const argv[], int n, double *t[NVARI
 	       "xoload %.2f ms: ratio %.3f; fastest: native %.2f, xoload %.2f ms\n", label,
 	       m[NOASLR_NATIVE] * 1e3, m[NOASLR_XOLOAD] * 1e3, m[NOASLR_XOLOAD] / m[NOASLR_NATIVE],
 	       t[NOASLR_NATIVE][0] * 1e3, t[NOASLR_XOLOAD][0] * 1e3);
+	printf("xoload startup: %s, the floors in the same runs: a preloader that maps PROG and ld.so and protects nothing "
+	       "(nullload, xoload's design without its work) %.2f ms: ratio %.3f",
+	       label, m[FLOOR_PRELOADER] * 1e3, m[FLOOR_PRELOADER] / m[0]);
+	if (kernel_ok)
+		printf(", prctl + execve() with an audit module that does nothing (--kernel's design without its work) "
+		       "%.2f ms: ratio %.3f", m[FLOOR_MODULE] * 1e3, m[FLOOR_MODULE] / m[0]);
+	printf("; fastest: nullload %.2f ms", t[FLOOR_PRELOADER][0] * 1e3);
+	if (kernel_ok)
+		printf(", prctl + execve() + null module %.2f ms", t[FLOOR_MODULE][0] * 1e3);
+	printf("\n");
+	/*
+	 * The median of each round's difference to native: steadier than the
+	 * difference of the medians when the emulated machine's speed drifts
+	 * within the run; the ratio is native's median plus it, to native's.
+	 */
+	printf("xoload startup: %s, paired (median of each round's difference to native's run):", label);
+	for (j = 1, k = 0; j < NVARIANTS; j++)
+		if (name[j] && (kernel_ok || (j != 2 && j != 7 && j != FLOOR_MODULE)) && (plans_ok || j != 5))
+			printf("%s %s %+.2f ms (%.3f)", k++ ? "," : "", name[j], paired[j] * 1e3,
+			       (m[0] + paired[j]) / m[0]);
+	printf("\n");
+	/*
+	 * What each run left for the next process: the sweep after it, less
+	 * the sweep after native's run of the same round (sweep.c: pages that
+	 * held translated code, cleared store by store under TCG); and the
+	 * paired ratio with it counted in, what a run of it costs in a
+	 * sequence of such runs (a script).
+	 */
+	printf("xoload startup: %s, left for the next process (the sweep of 512 fresh pages after each run, paired with "
+	       "the one after native's run), and the paired ratio with it:", label);
+	for (j = 1, k = 0; j < NVARIANTS; j++)
+		if (name[j] && (kernel_ok || (j != 2 && j != 7 && j != FLOOR_MODULE)) && (plans_ok || j != 5))
+			printf("%s %s %+.2f ms (%.3f)", k++ ? "," : "", name[j], left[j] * 1e3,
+			       (m[0] + paired[j] + left[j]) / m[0]);
+	printf("\n");
 	fflush(stdout);
 	return 0;
 }
@@ -435,8 +519,10 @@ static int phases(const char *label, const char *prog, enum how how, int n)
 
 	if (n > 64)
 		n = 64;
+	/* The sweep after each run: each run's phases without what the one before left (sweep.c). */
 	for (i = 0; i < n; i++)
-		if (timed_events(how == NATIVE_TIMED ? argv + 1 : argv, env, NULL, &ev[i]))
+		if (timed_events(how == NATIVE_TIMED ? argv + 1 : argv, env, NULL, &ev[i]) ||
+		    timed((char *[]){ SWEEP, NULL }) < 0)
 			return 1;
 	unlink(TIMES);
 	printf("xoload phases: %s %s, median of %d runs:\n", label, what[how], n);
