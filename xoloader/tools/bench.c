@@ -37,13 +37,15 @@
  *            freed page with translated code on it slows the next process
  *            by milliseconds (the hook's copy of ld.so's patched page does),
  *            so each variant's share is printed apart and charged to it,
- *            and the variant after it starts clean; each variant is also
- *            paired with native's run of the same round (the median of the
- *            differences);
+ *            and the variant after it starts clean (mostly: the guest has
+ *            two CPUs, each with its own free pages); the main variants
+ *            and the floors are also paired with native's run of the same
+ *            round (the median of the differences);
  *   scripts  a shell running PROG 10 times, natively, under `xoload --kernel`
  *            and under `--kernel-plans`: what each descendant of a
  *            process in xonly mode pays (the audit module in LD_AUDIT is
- *            inherited; with --kernel-plans nothing is);
+ *            inherited; with --kernel-plans nothing is); a sweep after
+ *            each run, untimed;
  *   steady   sha256sum of a 64 MiB file on tmpfs: R runs each, native vs
  *            under xoload (target <= 1.01x).
  *            Each run is paired with one on an empty file, whose time is
@@ -52,7 +54,8 @@
  * (on a shared, emulated machine the fastest run is the least disturbed);
  * the targets are printed, not enforced (TCG makes everything slow and
  * startup-heavy).
- *   phases   where the time of `xoload hello` goes (hooked, with and
+ *   phases   (a sweep after each run, untimed)
+ *            where the time of `xoload hello` goes (hooked, with and
  *            without the plan cache, with the module, and under
  *            --kernel): xoload, its hook
  *            and its audit module print their clock at each step when XOLOAD_TIMES is
@@ -233,8 +236,9 @@ static int set_plans(const char *const *progs)
  * (if the plans are set), @n runs each interleaved (native, xoload,
  * --kernel, xoload --no-cache, --kernel --no-cache, --kernel-plans, ...,
  * native and xoload without ASLR, the two floors, native, ...): medians
- * and ratios in five lines (the medians; --no-cache; without ASLR; the
- * floors; each variant paired with native round by round),
+ * and ratios in six lines (the medians; --no-cache; without ASLR; the
+ * floors; the variants paired with native round by round; what each
+ * left for the next process),
  * @t[NVARIANTS][n] the times.  Returns 1 if a run failed.
  */
 static int startup(const char *label, char *const argv[], int n, double *t[NVARIANTS])
@@ -263,6 +267,10 @@ static int startup(const char *label, char *const argv[], int n, double *t[NVARI
 	kernel_ok = timed(v[2]) >= 0;
 	timed(v[0]);
 	timed(v[1]);
+	timed(v[FLOOR_PRELOADER]);
+	if (kernel_ok)
+		timed_as(v[FLOOR_MODULE], "LD_AUDIT=" NULLAUDIT, false);
+	timed((char *[]){ SWEEP, NULL });	/* the hooked warm-up's page not left for round 0's native run */
 	plans_ok = plans_ok && kernel_ok;
 	if (!(d = calloc((size_t)n * (NVARIANTS + 1), sizeof(*d))))
 		return 1;
@@ -577,9 +585,10 @@ static int scripts(const char *label, const char *prog, int n, double *t[NVARIAN
 	int i, j;
 
 	snprintf(script, sizeof(script), "for i in 1 2 3 4 5 6 7 8 9 10; do %s >/dev/null || exit 1; done", prog);
+	/* The sweep after each: a hooked shell leaves a page for the next variant (sweep.c). */
 	for (i = 0; i < n; i++)
 		for (j = 0; j < 5; j++)
-			if ((t[j][i] = timed_as(v[j], env[j], false)) < 0)
+			if ((t[j][i] = timed_as(v[j], env[j], false)) < 0 || timed((char *[]){ SWEEP, NULL }) < 0)
 				return 1;
 	for (j = 0; j < 5; j++)
 		t[j][n] = bench_median(t[j], n);
