@@ -9,11 +9,13 @@
  * a jmp over the rest (to the alignment point), and -fcf-protection puts endbr64 right before a
  * function whose FDE starts after it.  glibc's __restore_rt FDE starts one
  * byte early, inside the NOP before it: so the last unit may be cut short
- * when code follows.  Zero bytes are padding only as a whole run of fewer
- * than FILL_ZERO_MAX of them right before code (GNU ld pads between the
- * input sections of clang/LLVM-built objects with zeros, after a noreturn
- * call): OpenSSL's .Linc table starts with 8 zero bytes, and its movdqa
- * reads them, but the table goes on in the same run.
+ * when code follows.  Zero bytes are padding only as a run of fewer than
+ * FILL_ZERO_MAX of them that ends the gap, right before code, alone or
+ * after whole fill units (GNU ld pads between the input sections of
+ * clang/LLVM-built objects with zeros: after a noreturn call, or after
+ * the section's own NOP alignment, as in libLLVM): OpenSSL's .Linc table
+ * starts with 8 zero bytes, and its movdqa reads them, but the table goes
+ * on in the same run, so zeros are never leading fill.
  */
 #include "fill.h"
 
@@ -144,11 +146,11 @@ bool fill_is_padding(const uint8_t *b, size_t n, bool code_follows)
 
 bool fill_is_zero_pad(const uint8_t *b, size_t n, bool code_follows)
 {
-	size_t i;
+	size_t i = code_follows ? fill_lead(b, n) : n;
 
-	if (!code_follows || n == 0 || n >= FILL_ZERO_MAX)
+	if (i == n || n - i >= FILL_ZERO_MAX)
 		return false;
-	for (i = 0; i < n; i++)
+	for (; i < n; i++)
 		if (b[i])
 			return false;
 	return true;

@@ -26,8 +26,10 @@ bool fill_is_padding(const uint8_t *b, size_t n, bool code_follows);
  */
 size_t fill_lead(const uint8_t *b, size_t n);
 /*
- * True if @b[0..@n) is nothing but zero bytes, fewer than FILL_ZERO_MAX,
- * and code follows: the linker's zero fill between two functions.
+ * True if code follows and @b[0..@n) is whole fill units, if any, then
+ * zero bytes to the end, at least one and fewer than FILL_ZERO_MAX: the
+ * linker's zero fill between two functions, after the alignment the
+ * assembler put at the end of the first.
  */
 #define FILL_ZERO_MAX 64
 bool fill_is_zero_pad(const uint8_t *b, size_t n, bool code_follows);

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# fill.sh - which gaps between two FDEs are padding (xoloader/rule/fill.c),
+# on an object built here, under both planners: the run path's
+# (xoplan --plan=tsv: run/rtplan.c, the reader the preloader uses) and the
+# libelf reference (planproof --plan: ref/elfplan.c).  Each case is a gap
+# between two functions with CFI, alone on its page, so the gap decides
+# whether the page is execute-only:
+#  - NOP fill then a few zero bytes right before the next function (GNU
+#    ld's zero fill after a clang-built section's own NOP alignment, as
+#    between libLLVM's functions): padding, the page execute-only;
+#  - zero bytes alone, fewer than 64: padding (the older case);
+#  - NOP fill then 64 zero bytes: not padding (FILL_ZERO_MAX), readable;
+#  - NOP fill, zeros, one other byte, zeros: data, readable;
+#  - zeros then NOP fill: data (zeros are never leading fill), readable;
+#  - OpenSSL's .Linc shape, 8 zero bytes and the table going on: readable;
+#  - no gap at all: execute-only (the control for the page layout).
+# Host only; needs make host-tools and the guest's xoplan (make guest).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib/tap.sh"
+tap_init fill
+xp=$top/build/guest/lib/xoplan pp=$top/build/host/planproof
+[ -x "$xp" ] && [ -x "$pp" ] || tap_bail "build/guest/lib/xoplan and build/host/planproof exist (make guest host-tools)"
+tmp=$(mktemp -d /tmp/xo-fill-test.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+# case NAME BYTES...: a page with f_NAME (CFI), the gap BYTES, g_NAME (CFI).
+{
+	cat <<'EOF'
+	.macro body
+	.rept 600
+	.byte 0x48, 0x01, 0xd0		# add %rdx, %rax: code, not fill
+	.endr
+	ret
+	.endm
+	.text
+EOF
+	gap() {
+		printf '\t.p2align 12\n\t.globl f_%s\nf_%s:\t.cfi_startproc\n\tbody\n\t.cfi_endproc\n' "$1" "$1"
+		[ -z "$2" ] || printf '\t.byte %s\n' "$2"
+		printf '\t.globl g_%s\ng_%s:\t.cfi_startproc\n\tbody\n\t.cfi_endproc\n' "$1" "$1"
+	}
+	nop11='0x66, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00'	# nopw %cs:0(%rax,%rax)
+	z() { local i s=; for ((i = 0; i < $1; i++)); do s+=", 0x00"; done; echo "$s"; }
+	gap none ""
+	gap nopzero "$nop11, 0x0f, 0x1f, 0x40, 0x00$(z 5)"
+	gap zero "0x00$(z 4)"
+	gap nopzero64 "$nop11$(z 64)"
+	gap nopdata "$nop11$(z 3), 0x01$(z 3)"
+	gap zeronop "0x00, 0x00, 0x00, $nop11"
+	gap linc "0x00$(z 7), 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08"
+	printf '\t.section .note.GNU-stack,"",@progbits\n'
+} >"$tmp/f.S"
+gcc -shared -nostdlib -Wl,-z,separate-code -o "$tmp/libf.so" "$tmp/f.S" || tap_bail "gcc builds the test object"
+sym() { readelf -sW "$tmp/libf.so" | awk -v s="$1" '$8 == s { print $2; exit }'; }
+# at ADDR: from "START END STATE WHY" lines (hex) on stdin, "xo" or "readable" at ADDR
+at() {
+	local s e st why
+	while read -r s e st why; do
+		if [ $((16#$s)) -le "$1" ] && [ "$1" -lt $((16#$e)) ]; then
+			echo "$st"
+			return
+		fi
+	done
+	echo none
+}
+"$xp" --plan=tsv "$tmp/libf.so" 2>/dev/null | awk -F'\t' -v f="$tmp/libf.so" '$1 == f' | cut -f2- | tr '\t' ' ' >"$tmp/rt"
+"$pp" --plan "$tmp/libf.so" 2>&1 | sed -n 's/^xoload: [^ ]* 0x\([0-9a-f]*\)-0x\([0-9a-f]*\) /\1 \2 /p' >"$tmp/ref"
+[ -s "$tmp/rt" ] && [ -s "$tmp/ref" ] || tap_bail "both planners plan the test object ($(head -c 200 "$tmp/rt") / $(head -c 200 "$tmp/ref"))"
+
+# expect CASE WANT WHAT: the page of f_CASE's gap is WANT under both planners
+expect() {
+	local a r e
+	a=$((16#$(sym "g_$1") - 1))
+	r=$(at "$a" <"$tmp/rt")
+	e=$(at "$a" <"$tmp/ref")
+	[ "$r" = "$2" ] && [ "$e" = "$2" ]
+	ok $? "$3 ($2 wanted; run path: $r, reference: $e)"
+}
+expect none xo "no gap, two functions with CFI: execute-only (the control)"
+expect nopzero xo "NOP fill then 5 zero bytes before code: padding"
+expect zero xo "5 zero bytes alone before code: padding"
+expect nopzero64 readable "NOP fill then 64 zero bytes: not padding"
+expect nopdata readable "NOP fill, zeros, a byte 0x01, zeros: data"
+expect zeronop readable "zeros then NOP fill: data (zeros never lead)"
+expect linc readable "8 zero bytes and a table going on (OpenSSL's .Linc): data"
+tap_done
