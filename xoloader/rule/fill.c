@@ -9,13 +9,20 @@
  * a jmp over the rest (to the alignment point), and -fcf-protection puts endbr64 right before a
  * function whose FDE starts after it.  glibc's __restore_rt FDE starts one
  * byte early, inside the NOP before it: so the last unit may be cut short
- * when code follows.  Zero bytes are padding only as a run of fewer than
- * FILL_ZERO_MAX of them that ends the gap, right before code, alone or
- * after whole fill units (GNU ld pads between the input sections of
- * clang/LLVM-built objects with zeros: after a noreturn call, or after
- * the section's own NOP alignment, as in libLLVM): OpenSSL's .Linc table
- * starts with 8 zero bytes, and its movdqa reads them, but the table goes
- * on in the same run, so zeros are never leading fill.
+ * when code follows.  Zero bytes are padding only as a run that ends the
+ * gap, right before code (GNU ld pads between the input sections of
+ * clang/LLVM-built objects with zeros): fewer than FILL_ZERO_MAX as the
+ * whole gap (after a noreturn call), or fewer than FILL_ZERO_AFTER_NOPS
+ * after whole NOPs (the section's own alignment, as between libLLVM's
+ * functions: 1-15 zeros in every such gap under /usr).  OpenSSL's .Linc
+ * table starts with 8 zero bytes that its movdqa reads, and the table goes
+ * on after them: not a run that ends the gap.  Zeros never lead, and the
+ * lead before zeros is NOPs alone (no int3, endbr64 or jmp, which no
+ * assembler puts before ld's zeros).  What this takes for padding that
+ * may be data: a zero constant of up to 15 bytes (or 63 alone) right
+ * before a function, and a small integer whose low byte is 0x90 there
+ * (tests/host/fill.sh pins both; planproof finds no such read under
+ * /usr).
  */
 #include "fill.h"
 
@@ -144,11 +151,23 @@ bool fill_is_padding(const uint8_t *b, size_t n, bool code_follows)
 	return true;
 }
 
+/* Whole NOP units at @b (fill units that are neither int3, endbr64 nor a jmp). */
+static size_t nop_lead(const uint8_t *b, size_t n)
+{
+	size_t i = 0, l;
+	bool cut;
+
+	while (i < n && b[i] != 0xcc && b[i] != 0xf3 && b[i] != 0xeb && b[i] != 0xe9 &&
+	       (l = fill_unit(b + i, n - i, &cut)) && !cut)
+		i += l;
+	return i;
+}
+
 bool fill_is_zero_pad(const uint8_t *b, size_t n, bool code_follows)
 {
-	size_t i = code_follows ? fill_lead(b, n) : n;
+	size_t i = code_follows ? nop_lead(b, n) : n;
 
-	if (i == n || n - i >= FILL_ZERO_MAX)
+	if (i == n || n - i >= (i ? FILL_ZERO_AFTER_NOPS : FILL_ZERO_MAX))
 		return false;
 	for (; i < n; i++)
 		if (b[i])

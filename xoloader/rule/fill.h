@@ -26,12 +26,14 @@ bool fill_is_padding(const uint8_t *b, size_t n, bool code_follows);
  */
 size_t fill_lead(const uint8_t *b, size_t n);
 /*
- * True if code follows and @b[0..@n) is whole fill units, if any, then
- * zero bytes to the end, at least one and fewer than FILL_ZERO_MAX: the
- * linker's zero fill between two functions, after the alignment the
- * assembler put at the end of the first.
+ * True if code follows and @b[0..@n) is zero bytes to the end, fewer than
+ * FILL_ZERO_MAX, or whole NOPs then zero bytes to the end, at least one
+ * and fewer than FILL_ZERO_AFTER_NOPS: the linker's zero fill between two
+ * functions, alone or after the alignment the assembler put at the end of
+ * the first.
  */
 #define FILL_ZERO_MAX 64
+#define FILL_ZERO_AFTER_NOPS 16
 bool fill_is_zero_pad(const uint8_t *b, size_t n, bool code_follows);
 
 #endif
