@@ -306,13 +306,11 @@ $(XO_LIBDIR)/libtimeaudit.so: tests/xoload/lib/nullaudit.c xoloader/run/report.c
 	@mkdir -p $(@D)
 	$(CC) $(XO_CFLAGS) $(XO_AUDIT_FLAGS) -DTIME_MARKS -o $@ tests/xoload/lib/nullaudit.c xoloader/run/report.c
 
-# A static program that only execve()s its argument: the floor of make bench.
-$(XO_LIBDIR)/execthrough: tests/xoload/lib/execthrough.c kernel/include/xonly/uapi.h xoloader/run/sys.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -nostdlib -ffreestanding -fno-stack-protector -fno-pie -no-pie -static -o $@ $<
-
-# make bench's sweep after each timed run: what a run leaves for the next one under TCG.
-$(XO_LIBDIR)/sweep: tests/xoload/lib/sweep.c xoloader/run/sys.h
+# Freestanding static programs of make bench: execthrough, which only
+# execve()s its argument (the floor of a command in front of PROG), and the
+# sweep after each timed run (what a run leaves for the next one under TCG).
+$(XO_LIBDIR)/execthrough $(XO_LIBDIR)/sweep: $(XO_LIBDIR)/%: tests/xoload/lib/%.c kernel/include/xonly/uapi.h \
+                                               xoloader/run/sys.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -nostdlib -ffreestanding -fno-stack-protector -fno-pie -no-pie -static -o $@ $<
 

@@ -125,14 +125,21 @@ static size_t fill_unit(const uint8_t *b, size_t n, bool *cut)
 	return len;
 }
 
-size_t fill_lead(const uint8_t *b, size_t n)
+/* Whole fill units at @b; with @nops_only, NOPs alone (no int3, endbr64 or jmp). */
+static size_t lead_units(const uint8_t *b, size_t n, bool nops_only)
 {
 	size_t i = 0, l;
 	bool cut;
 
-	while (i < n && (l = fill_unit(b + i, n - i, &cut)) && !cut)
+	while (i < n && !(nops_only && (b[i] == 0xcc || b[i] == 0xf3 || b[i] == 0xeb || b[i] == 0xe9)) &&
+	       (l = fill_unit(b + i, n - i, &cut)) && !cut)
 		i += l;
 	return i;
+}
+
+size_t fill_lead(const uint8_t *b, size_t n)
+{
+	return lead_units(b, n, false);
 }
 
 bool fill_is_padding(const uint8_t *b, size_t n, bool code_follows)
@@ -151,21 +158,9 @@ bool fill_is_padding(const uint8_t *b, size_t n, bool code_follows)
 	return true;
 }
 
-/* Whole NOP units at @b (fill units that are neither int3, endbr64 nor a jmp). */
-static size_t nop_lead(const uint8_t *b, size_t n)
-{
-	size_t i = 0, l;
-	bool cut;
-
-	while (i < n && b[i] != 0xcc && b[i] != 0xf3 && b[i] != 0xeb && b[i] != 0xe9 &&
-	       (l = fill_unit(b + i, n - i, &cut)) && !cut)
-		i += l;
-	return i;
-}
-
 bool fill_is_zero_pad(const uint8_t *b, size_t n, bool code_follows)
 {
-	size_t i = code_follows ? nop_lead(b, n) : n;
+	size_t i = code_follows ? lead_units(b, n, true) : n;
 
 	if (i == n || n - i >= (i ? FILL_ZERO_AFTER_NOPS : FILL_ZERO_MAX))
 		return false;

@@ -230,6 +230,18 @@ static int set_plans(const char *const *progs)
 	return 0;
 }
 
+/* Whether startup()'s variant @j runs: --kernel's need PR_SET_XONLY, --kernel-plans the plans too. */
+static bool variant_runs(int j, bool kernel_ok, bool plans_ok)
+{
+	return (kernel_ok || (j != 2 && j != 4 && j != 7 && j != FLOOR_MODULE)) && (plans_ok || j != 5);
+}
+
+/* The environment startup()'s variant @j runs with ("NAME=VALUE"), or NULL. */
+static const char *variant_env(int j)
+{
+	return j == 8 ? MODULE_ENV : j == FLOOR_MODULE ? "LD_AUDIT=" NULLAUDIT : NULL;
+}
+
 /*
  * Startup of @argv natively, under xoload and under xoload --kernel, with
  * the plan cache and without it (--no-cache), and under --kernel-plans
@@ -269,7 +281,7 @@ static int startup(const char *label, char *const argv[], int n, double *t[NVARI
 	timed(v[1]);
 	timed(v[FLOOR_PRELOADER]);
 	if (kernel_ok)
-		timed_as(v[FLOOR_MODULE], "LD_AUDIT=" NULLAUDIT, false);
+		timed_as(v[FLOOR_MODULE], variant_env(FLOOR_MODULE), false);
 	timed((char *[]){ SWEEP, NULL });	/* the hooked warm-up's page not left for round 0's native run */
 	plans_ok = plans_ok && kernel_ok;
 	if (!(d = calloc((size_t)n * (NVARIANTS + 1), sizeof(*d))))
@@ -282,9 +294,8 @@ static int startup(const char *label, char *const argv[], int n, double *t[NVARI
 	 */
 	for (i = 0; i < n; i++)
 		for (j = 0; j < NVARIANTS; j++) {
-			t[j][i] = (kernel_ok || (j != 2 && j != 4 && j != 7 && j != FLOOR_MODULE)) && (plans_ok || j != 5) ?
-				  timed_as(v[j], j == 8 ? MODULE_ENV : j == FLOOR_MODULE ? "LD_AUDIT=" NULLAUDIT : NULL,
-					   j == NOASLR_NATIVE || j == NOASLR_XOLOAD) : 1;
+			t[j][i] = variant_runs(j, kernel_ok, plans_ok) ?
+				  timed_as(v[j], variant_env(j), j == NOASLR_NATIVE || j == NOASLR_XOLOAD) : 1;
 			ts[j][i] = timed((char *[]){ SWEEP, NULL });
 			if (t[j][i] < 0 || ts[j][i] < 0) {
 				free(d);
@@ -354,7 +365,7 @@ static int startup(const char *label, char *const argv[], int n, double *t[NVARI
 	 */
 	printf("xoload startup: %s, paired (median of each round's difference to native's run):", label);
 	for (j = 1, k = 0; j < NVARIANTS; j++)
-		if (name[j] && (kernel_ok || (j != 2 && j != 7 && j != FLOOR_MODULE)) && (plans_ok || j != 5))
+		if (name[j] && variant_runs(j, kernel_ok, plans_ok))
 			printf("%s %s %+.2f ms (%.3f)", k++ ? "," : "", name[j], paired[j] * 1e3,
 			       (m[0] + paired[j]) / m[0]);
 	printf("\n");
@@ -368,7 +379,7 @@ static int startup(const char *label, char *const argv[], int n, double *t[NVARI
 	printf("xoload startup: %s, left for the next process (the sweep of 512 fresh pages after each run, paired with "
 	       "the one after native's run), and the paired ratio with it:", label);
 	for (j = 1, k = 0; j < NVARIANTS; j++)
-		if (name[j] && (kernel_ok || (j != 2 && j != 7 && j != FLOOR_MODULE)) && (plans_ok || j != 5))
+		if (name[j] && variant_runs(j, kernel_ok, plans_ok))
 			printf("%s %s %+.2f ms (%.3f)", k++ ? "," : "", name[j], left[j] * 1e3,
 			       (m[0] + paired[j] + left[j]) / m[0]);
 	printf("\n");
